@@ -1,0 +1,34 @@
+# kriguard — see README.md.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+KEEP ?=
+
+.PHONY: help
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+.PHONY: tools
+tools: ## build the pinned test tools once (kube-apiserver, etcd, kubectl, helm) into $$HOME/.cache/kriguard
+	./hack/tools.sh install
+
+.PHONY: test
+test: ## run every test: unit, fuzz seeds, envtest end-to-end, chart, linter self-check
+	./hack/test.sh
+
+.PHONY: demo
+demo: ## start a local control plane guarded by the webhook and apply examples/ (KEEP=1 leaves it running)
+	KEEP=$(KEEP) ./hack/demo.sh
+
+.PHONY: bench
+bench: ## run the benchmarks
+	./hack/bench.sh
+
+.PHONY: image
+image: ## build the webhook image into dist/kriguard-webhook.oci.tar with buildah
+	./hack/image.sh
+
+.PHONY: lint
+lint: ## gofmt, go vet and krilint on the project itself
+	./hack/lint.sh

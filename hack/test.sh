@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# make test: every test of the project, on a fresh machine. Builds the pinned tools first (once; cached).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+eval "$(./hack/tools.sh env)"
+
+echo "==> gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '/testdata/') 2>&1 || true)
+if [ -n "$unformatted" ]; then
+  echo "gofmt: these files need formatting:"; echo "$unformatted"; exit 1
+fi
+
+echo "==> go vet"
+go vet ./...
+
+echo "==> krilint on kriguard itself"
+go build -o bin/krilint ./cmd/krilint
+go vet -vettool="$PWD/bin/krilint" ./...
+
+echo "==> go test (unit, fuzz seed corpora, envtest end-to-end, chart, analyzer integration)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+go test -count=1 -timeout 45m -v ./... >"$log" 2>&1
+rc=$?
+set -e
+grep -E '^(=== RUN|\s*--- (PASS|FAIL|SKIP)|ok |FAIL|PASS$|panic:)' "$log" | grep -vE '^=== RUN' | grep -E -- '--- FAIL|^ok |^FAIL|panic:' || true
+if [ $rc -ne 0 ]; then
+  echo "==> failures in detail"
+  grep -nE -B2 -A30 -- '--- FAIL|panic:' "$log" | head -n 400
+fi
+passed=$(grep -cE '^\s*--- PASS' "$log" || true)
+failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
+skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)
+echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
+exit $rc
