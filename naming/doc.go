@@ -1,0 +1,26 @@
+// Package naming is kriguard's single source of truth for resource names in a Kuma / Kong mesh.
+//
+// It parses, formats and validates KRIs, Kuma's resource identifiers (SPEC §1):
+//
+//	kri_<type>_<mesh>_<zone>_<namespace>_<name>_<section>
+//
+// Parse is strict: exactly seven segments, the prefix "kri", every field checked for length,
+// characters and first and last character, the required fields present, the type known to a
+// Registry and the mesh present or absent as the type's Scope demands. A string with extra
+// segments is refused rather than glued into the section, so Parse(s).String() == s for every
+// accepted s. Errors list every problem, each as a *field.Error at the path of its field
+// ("kri.mesh"), in the form Kubernetes uses for its own validation.
+//
+// The per-field rules are exposed as Field values (FieldMesh.Validate(v, path)), so that callers
+// can report a problem at the place the value came from, for example
+// metadata.labels[kuma.io/mesh]; ForObject does that for a whole Kubernetes object.
+//
+// Parse and Field.Valid index bytes through one lookup table and do not allocate: they sit on the
+// admission and lint hot paths. The rules are the seed's, not apimachinery's DNS-1123 validators:
+// a KRI name may hold "a..b", which a DNS subdomain may not, and the regular expressions behind
+// those validators are an order of magnitude slower than a table.
+//
+// Subpackages: hashsuffix computes the names Kuma gives to resources copied between clusters;
+// kong computes the names Kong's hybrid gateway gives to the resources it derives from Gateway API
+// routes.
+package naming
