@@ -1,0 +1,20 @@
+// Package envoyvet is the root of krilint's integration fixture: a small xDS control plane written against
+// the real go-control-plane types, shaped the way real control planes build Envoy configuration.
+//
+//   - names: name helpers, some joining parts with ':' (the legacy style krilint exists to catch)
+//   - builders: builder types that keep names in fields and write them into go-control-plane types
+//   - generator: code that computes names and hands them to the builders, two packages from the sink
+//   - direct: names written straight into go-control-plane fields
+//   - traps: strings that look like names but are not, which krilint must leave alone
+//
+// Every line where krilint must report a name carries a marker comment of the form
+//
+//	// krilint: RULE
+//
+// and the lines reported only with -strict carry
+//
+//	// krilint(strict): RULE
+//
+// test/integration runs krilint over this module and asserts that the markers and the findings are the
+// same set. Lines without a marker must stay quiet.
+package envoyvet

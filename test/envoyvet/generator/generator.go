@@ -1,0 +1,144 @@
+// Package generator turns services into Envoy resources through the builders package. The names are
+// computed here or in package names and travel through builder fields before they reach go-control-plane:
+// krilint must report them here, where the value enters.
+package generator
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+
+	"github.com/kriguard/kriguard/test/envoyvet/builders"
+	"github.com/kriguard/kriguard/test/envoyvet/names"
+)
+
+// Service is what the generator is asked to expose.
+type Service struct {
+	Mesh, Namespace, Name string
+	Address               string
+	Port                  uint32
+}
+
+func (s Service) port() string { return strconv.FormatUint(uint64(s.Port), 10) }
+
+// InboundListener is the shape issue 7 starts from: a ':' name built here, stored by the builder,
+// written into Listener.Name by Build in another package.
+func InboundListener(s Service) *listenerv3.Listener {
+	return builders.NewListenerBuilder("v3",
+		"inbound:"+s.Address+":"+s.port(), // krilint: colon
+	).Build()
+}
+
+// InboundListenerFromHelper takes the name from a helper whose result is "inbound:%s:%d"-shaped and passes
+// it through a function that forwards it to the builder.
+func InboundListenerFromHelper(s Service) *listenerv3.Listener {
+	return builders.NewInboundListener(names.Inbound(s.Address, s.Port)) // krilint: colon
+}
+
+// InboundListenerFromLocal keeps the name in a local first.
+func InboundListenerFromLocal(s Service) *listenerv3.Listener {
+	name := names.Inbound(s.Address, s.Port)
+	b := builders.NewListenerBuilder("v3", name) // krilint: colon
+	return b.WithStatPrefix(names.Sanitize(name)).Build()
+}
+
+// MigratingListener has one definition of name with ':' and one without: either may reach the sink.
+func MigratingListener(s Service, unified bool) *listenerv3.Listener {
+	name := names.Inbound(s.Address, s.Port)
+	if unified {
+		name = names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, s.port())
+	}
+	return &listenerv3.Listener{Name: name} // krilint: colon
+}
+
+// UnifiedListener uses KRI names and internal names only.
+func UnifiedListener(s Service) *listenerv3.Listener {
+	name := names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, s.port())
+	return builders.NewListenerBuilder("v3", name).
+		WithStatPrefix(names.Sanitize(names.Inbound(s.Address, s.Port))).
+		WithFilterChain(names.Internal("default")).
+		Build()
+}
+
+// FilterChains names filter chains with a Sprintf whose constant format holds ':'.
+func FilterChains(s Service) *listenerv3.Listener {
+	return builders.NewListenerBuilder("v3", names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, "")).
+		WithFilterChain(fmt.Sprintf("chain:%s", s.Name)). // krilint: colon
+		Build()
+}
+
+// OutboundCluster builds a cluster and its load assignment from a legacy name.
+func OutboundCluster(s Service) (*clusterv3.Cluster, error) {
+	b := builders.NewClusterBuilder(names.Outbound(s.Name))        // krilint: colon
+	b.WithAltStatName(strings.Join([]string{s.Mesh, s.Name}, ":")) // krilint: colon
+	if b.LoadAssignment() == nil {
+		return nil, fmt.Errorf("cluster %s:%s has no load assignment", s.Mesh, s.Name)
+	}
+	return b.Build(), nil
+}
+
+// KRICluster passes a KRI built with a constant format: the literal parts fit the KRI fields.
+func KRICluster(s Service) *clusterv3.Cluster {
+	return builders.NewClusterBuilder(fmt.Sprintf("kri_msvc_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build()
+}
+
+// BadKRICluster claims to be a KRI but its literal type segment is upper case.
+func BadKRICluster(s Service) *clusterv3.Cluster {
+	return builders.NewClusterBuilder(fmt.Sprintf("kri_MSVC_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build() // krilint: kri
+}
+
+// Routes fills a configuration struct whose fields end in RouteConfiguration.Name, VirtualHost.Name and
+// RouteAction.Cluster.
+func Routes(s Service) *routev3.RouteConfiguration {
+	return builders.BuildRoutes(builders.RouteOptions{
+		RouteConfigName: "kri_mhttpr_" + s.Mesh + "__" + s.Namespace + "_" + s.Name + "_",
+		VirtualHost:     s.Name + ":" + s.port(), // krilint: colon
+		Domains:         []string{s.Name + ":" + s.port()},
+		ClusterName:     names.Outbound(s.Name), // krilint: colon
+		Prefix:          "/api:v1",
+	})
+}
+
+// RoutesByAssignment sets the same configuration fields one by one.
+func RoutesByAssignment(s Service) *routev3.RouteConfiguration {
+	var opts builders.RouteOptions
+	opts.RouteConfigName = names.Join("routes", s.Name) // krilint: colon
+	opts.VirtualHost = names.Join(s.Name)
+	opts.ClusterName = names.KRI("msvc", s.Mesh, "", s.Namespace, s.Name, "")
+	return builders.BuildRoutes(opts)
+}
+
+// HTTPManager references a route configuration by a legacy name.
+func HTTPManager(s Service) *hcmv3.HttpConnectionManager {
+	return builders.HTTPConnectionManager(
+		names.Sanitize(names.Inbound(s.Address, s.Port)),
+		"routes:"+s.Name, // krilint: colon
+	)
+}
+
+// TCP proxies to a legacy cluster with a legacy stat prefix.
+func TCP(s Service) *tcpv3.TcpProxy {
+	return builders.TCPProxy(
+		"tcp:"+s.Name,          // krilint: colon
+		names.Outbound(s.Name), // krilint: colon
+	)
+}
+
+// Secrets builds a secret and its reference from a name made by a join helper.
+func Secrets(s Service) (*tlsv3.Secret, *tlsv3.SdsSecretConfig) {
+	b := builders.NewSecretBuilder(names.Secret(s.Mesh, s.Name)) // krilint: colon
+	return b.Build(), b.Ref()
+}
+
+// AccessLogs sends access logs to a cluster named in the legacy style.
+func AccessLogs(s Service) {
+	_ = builders.AccessLogService(names.Join("als", s.Mesh)) // krilint: colon
+	_ = builders.AccessLogService(names.Internal("access_log_sink"))
+}
