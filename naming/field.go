@@ -151,7 +151,12 @@ func (f Field) Validate(v string, p *field.Path) field.ErrorList {
 		broken = append(broken, "must contain only "+r.charsText+" (found "+bad+")")
 	}
 	if len(broken) > 0 {
-		errs = append(errs, field.Invalid(p, v, strings.Join(broken, "; ")))
+		shown := v
+		if len(shown) > r.max {
+			// The TooLong error above already says so; keep the message readable.
+			shown = shown[:r.max] + "…"
+		}
+		errs = append(errs, field.Invalid(p, shown, strings.Join(broken, "; ")))
 	}
 	return errs
 }

@@ -1,0 +1,101 @@
+package naming
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchInputs are realistic KRIs of the lengths Kuma produces.
+var benchInputs = []string{
+	"kri_msvc_mesh-1_us-east-2_kuma-demo_backend_httpport",
+	"kri_mt_mesh-1__kuma-system_global-timeouts_",
+	"kri_dp_default_zone-1_kuma-demo_demo-app-7d9c4b6f5-x2x7k_8080",
+	"kri_m____default_",
+}
+
+var (
+	sinkKRI   KRI
+	sinkErr   error
+	sinkParts []string
+	sinkStr   string
+)
+
+func BenchmarkParse(b *testing.B) {
+	for _, in := range benchInputs {
+		b.Run(in, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkKRI, sinkErr = Parse(in)
+			}
+			if sinkErr != nil {
+				b.Fatal(sinkErr)
+			}
+		})
+	}
+}
+
+// BenchmarkSplit is the yardstick of the issue: a bare strings.Split of the same inputs, which
+// validates nothing.
+func BenchmarkSplit(b *testing.B) {
+	for _, in := range benchInputs {
+		b.Run(in, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkParts = strings.Split(in, "_")
+			}
+		})
+	}
+}
+
+// BenchmarkParseVsSplit runs both over all inputs in the same run and reports their ratio
+// (parse-ns/split-ns below 1 means Parse, validation included, is the faster of the two).
+func BenchmarkParseVsSplit(b *testing.B) {
+	b.ReportAllocs()
+	var parse, split time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		for _, in := range benchInputs {
+			sinkKRI, sinkErr = Parse(in)
+		}
+		t1 := time.Now()
+		for _, in := range benchInputs {
+			sinkParts = strings.Split(in, "_")
+		}
+		split += time.Since(t1)
+		parse += t1.Sub(t0)
+	}
+	n := float64(b.N * len(benchInputs))
+	b.ReportMetric(float64(parse.Nanoseconds())/n, "parse-ns/kri")
+	b.ReportMetric(float64(split.Nanoseconds())/n, "split-ns/kri")
+	b.ReportMetric(float64(parse)/float64(split), "parse/split")
+}
+
+func BenchmarkParseInvalid(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkKRI, sinkErr = Parse("kri_mt_Mesh-1___n_")
+	}
+}
+
+func BenchmarkString(b *testing.B) {
+	k, err := Parse(benchInputs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkStr = k.String()
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	k, err := Parse(benchInputs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkErr = k.Validate()
+	}
+}

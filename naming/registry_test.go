@@ -1,0 +1,134 @@
+package naming
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestKumaTypes(t *testing.T) {
+	// SPEC §1's table, spelled out independently of KumaTypes.
+	want := "dp:M m:G z:G hg:G extsvc:M mid:M mzsvc:M motb:M msvc:M mtrust:M mza:M wl:M mal:M mcb:M mfi:M " +
+		"mhttpr:M mhc:M mlbs:M mm:M mp:M mpp:M mrl:M mr:M mtcpr:M mtls:M mt:M mtr:M mtp:M mgw:M zi:G ze:G"
+	for _, pair := range strings.Fields(want) {
+		short, scope, _ := strings.Cut(pair, ":")
+		typ, ok := Default.ByShortName(short)
+		if !ok {
+			t.Errorf("short name %q missing", short)
+			continue
+		}
+		if typ.Scope.String()[:1] != scope {
+			t.Errorf("%s: scope %s, want %s", short, typ.Scope, scope)
+		}
+		if byKind, ok := Default.ByKind(typ.Kind); !ok || byKind != typ {
+			t.Errorf("ByKind(%q) = %v, %v", typ.Kind, byKind, ok)
+		}
+	}
+	if n := len(Default.Types()); n != len(strings.Fields(want)) {
+		t.Errorf("Default has %d types, SPEC lists %d", n, len(strings.Fields(want)))
+	}
+}
+
+func TestRegister(t *testing.T) {
+	tests := []struct {
+		name    string
+		typ     ResourceType
+		wantErr string
+	}{
+		{"new type", ResourceType{"MeshWidget", "mw", ScopeMesh}, ""},
+		{"identical again", ResourceType{"MeshTimeout", "mt", ScopeMesh}, ""},
+		{"short name taken", ResourceType{"MeshTable", "mt", ScopeMesh}, `short name "mt" is already registered for kind "MeshTimeout"`},
+		{"kind taken", ResourceType{"MeshTimeout", "mto", ScopeMesh}, `kind "MeshTimeout" is already registered as "mt"`},
+		{"scope changed", ResourceType{"MeshTimeout", "mt", ScopeGlobal}, `already registered`},
+		{"bad short name", ResourceType{"MeshX", "m-x", ScopeMesh}, `short name "m-x" must be 1-63 lowercase letters`},
+		{"empty kind", ResourceType{"", "x", ScopeMesh}, "kind must not be empty"},
+		{"odd kind", ResourceType{"Mesh.X", "x", ScopeMesh}, "must contain only letters and digits"},
+		{"no scope", ResourceType{"MeshX", "x", 0}, "scope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Default.Clone()
+			before := len(r.Types())
+			err := r.Register(tt.typ)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, ok := r.ByShortName(tt.typ.ShortName); !ok || got != tt.typ {
+					t.Fatalf("ByShortName = %v, %v", got, ok)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Register = %v, want %q", err, tt.wantErr)
+			}
+			if len(r.Types()) != before {
+				t.Fatal("a failed Register changed the registry")
+			}
+		})
+	}
+}
+
+func TestRegistryAtomicBatch(t *testing.T) {
+	r, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Register(ResourceType{"A", "a", ScopeMesh}, ResourceType{"B", "a", ScopeMesh})
+	if err == nil {
+		t.Fatal("conflicting batch accepted")
+	}
+	if _, ok := r.ByKind("A"); ok {
+		t.Fatal("half of a failed batch was registered")
+	}
+	var zero Registry
+	if _, ok := zero.ByKind("Mesh"); ok || zero.Types() != nil {
+		t.Fatal("zero registry not empty")
+	}
+	if _, err := NewRegistry(ResourceType{}); err == nil {
+		t.Fatal("NewRegistry accepted an invalid type")
+	}
+}
+
+func TestRegistryConcurrentUse(t *testing.T) {
+	r := Default.Clone()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 200; j++ {
+				if _, err := r.Parse("kri_msvc_m___n_"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		go func(i int) {
+			defer wg.Done()
+			short := strings.Repeat(string(rune('a'+i)), 5)
+			if err := r.Register(ResourceType{"Kind" + short, short, ScopeGlobal}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if len(r.Types()) != len(KumaTypes())+4 {
+		t.Fatalf("got %d types", len(r.Types()))
+	}
+}
+
+func TestParseScope(t *testing.T) {
+	for _, s := range []Scope{ScopeMesh, ScopeGlobal} {
+		got, err := ParseScope(s.String())
+		if err != nil || got != s {
+			t.Errorf("ParseScope(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseScope("mesh"); err == nil {
+		t.Error("ParseScope accepted lower case")
+	}
+	if Scope(7).String() != "Scope(7)" {
+		t.Error("String of unknown scope")
+	}
+}
