@@ -5,18 +5,7 @@ cd "$(dirname "$0")/.."
 
 eval "$(./hack/tools.sh env)"
 
-echo "==> gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '/testdata/') 2>&1 || true)
-if [ -n "$unformatted" ]; then
-  echo "gofmt: these files need formatting:"; echo "$unformatted"; exit 1
-fi
-
-echo "==> go vet"
-go vet ./...
-
-echo "==> krilint on kriguard itself"
-go build -o bin/krilint ./cmd/krilint
-go vet -vettool="$PWD/bin/krilint" ./...
+./hack/lint.sh
 
 echo "==> go test (unit, fuzz seed corpora, envtest end-to-end, chart, analyzer integration)"
 log=$(mktemp)
