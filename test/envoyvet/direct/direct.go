@@ -52,13 +52,13 @@ func Clusters(service string, port int) []*clusterv3.Cluster {
 		Name:        "kri_msvc_mesh-1__kuma-demo_backend_http",
 		AltStatName: "_backend_http",
 	}
-	short := &clusterv3.Cluster{Name: "kri_msvc_mesh-1_backend"} // krilint: kri
+	short := &clusterv3.Cluster{Name: "kri_msvc_mesh-1_backend"} // krilint: not-kri
 	joined := &clusterv3.Cluster{
 		Name: strings.Join([]string{"outbound", service, fmt.Sprint(port)}, ":"), // krilint: colon
 	}
 	joined.AltStatName = "outbound:" + service                               // krilint: colon
 	internal := &clusterv3.Cluster{Name: "_kuma:admin"}                      // krilint: colon
-	upper := &clusterv3.Cluster{Name: "kri_msvc_Mesh-1__kuma-demo_backend_"} // krilint: kri
+	upper := &clusterv3.Cluster{Name: "kri_msvc_Mesh-1__kuma-demo_backend_"} // krilint: not-kri
 	built := &clusterv3.Cluster{
 		Name: strings.Join([]string{"kri", "msvc", meshName, "", "kuma-demo", service, ""}, kriSeparator),
 	}

@@ -91,7 +91,7 @@ func KRICluster(s Service) *clusterv3.Cluster {
 
 // BadKRICluster claims to be a KRI but its literal type segment is upper case.
 func BadKRICluster(s Service) *clusterv3.Cluster {
-	return builders.NewClusterBuilder(fmt.Sprintf("kri_MSVC_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build() // krilint: kri
+	return builders.NewClusterBuilder(fmt.Sprintf("kri_MSVC_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build() // krilint: not-kri
 }
 
 // Routes fills a configuration struct whose fields end in RouteConfiguration.Name, VirtualHost.Name and
