@@ -90,11 +90,53 @@ func (e *ParseError) Unwrap() []error {
 // are substrings of s, so Parse(s).String() == s. On failure the error is a *ParseError listing
 // every problem.
 func (r *Registry) Parse(s string) (KRI, error) {
-	k, segs := split(s)
-	if segs == Segments && s[:len(Prefix)+1] == Prefix+string(Separator) && r.valid(k) {
+	if k, ok := r.parseFast(s); ok {
 		return k, nil
 	}
 	return KRI{}, &ParseError{Input: s, Errs: r.parseErrors(s)}
+}
+
+// parseFast is Parse's happy path: one pass over the bytes, each checked against its field's
+// table entry, then the registry lookup. It reports false for anything parseErrors would
+// complain about; the fuzz tests hold the two to that.
+func (r *Registry) parseFast(s string) (KRI, bool) {
+	const head = len(Prefix) + 1
+	if len(s) < head || s[:head] != Prefix+string(Separator) {
+		return KRI{}, false
+	}
+	var parts [Segments - 1]string
+	i := head
+	for f := range parts {
+		rule := &rules[f]
+		start := i
+		for i < len(s) && classOf[s[i]]&rule.chars != 0 {
+			i++
+		}
+		if v := s[start:i]; v != "" {
+			if len(v) > rule.max || classOf[v[0]]&rule.first == 0 || classOf[v[len(v)-1]]&rule.last == 0 {
+				return KRI{}, false
+			}
+			parts[f] = v
+		}
+		if f < len(parts)-1 {
+			if i == len(s) || s[i] != Separator {
+				return KRI{}, false // a byte outside the field's set, or too few segments
+			}
+			i++
+		}
+	}
+	if i != len(s) {
+		return KRI{}, false // a bad byte or an extra segment in the section
+	}
+	k := KRI{Type: parts[0], Mesh: parts[1], Zone: parts[2], Namespace: parts[3], Name: parts[4], Section: parts[5]}
+	if k.Name == "" {
+		return KRI{}, false
+	}
+	t, ok := r.ByShortName(k.Type)
+	if !ok || (t.Scope == ScopeGlobal) != (k.Mesh == "") {
+		return KRI{}, false
+	}
+	return k, true
 }
 
 // Validate checks k like Parse checks a string.
