@@ -208,9 +208,9 @@ func appendTargetInput(dst []byte, namespace string, ref *gwv1.HTTPBackendRef, i
 	dst = appendBackendRef(dst, namespace, ref)
 	dst = appendKey(dst, "ip")
 	if addr, err := netip.ParseAddr(ip); err == nil {
-		dst = append(dst, '"')
-		dst = addr.AppendTo(dst)
-		dst = append(dst, '"')
+		// The text still needs escaping: an IPv6 zone may hold anything.
+		var text [64]byte
+		dst = appendString(dst, addr.AppendTo(text[:0]))
 	} else {
 		dst = appendString(dst, ip)
 	}

@@ -126,9 +126,9 @@ func refRouteInput(t testing.TB, namespace, name string, rule *gwv1.HTTPRouteRul
 	for i := range matches {
 		list = append(list, refMatch(t, &matches[i]))
 	}
-	in := map[string]any{"matches": refSet(t, list), "name": name, "namespace": namespace}
+	in := map[string]any{"matches": refSet(t, list), "name": valid(name), "namespace": valid(namespace)}
 	if rule.Name != nil {
-		in["rule"] = string(*rule.Name)
+		in["rule"] = valid(string(*rule.Name))
 	}
 	return refEncode(t, in)
 }
@@ -157,8 +157,12 @@ func refTargetInput(t testing.TB, namespace string, r *gwv1.HTTPBackendRef, ip s
 	if a, err := netip.ParseAddr(ip); err == nil {
 		ip = a.String()
 	}
-	return refEncode(t, map[string]any{"backendRef": refBackendRef(t, namespace, r), "ip": ip, "port": port})
+	return refEncode(t, map[string]any{"backendRef": refBackendRef(t, namespace, r), "ip": valid(ip), "port": port})
 }
+
+// valid replaces each byte of invalid UTF-8 with U+FFFD, which is what
+// encoding/json decodes it to.
+func valid(s string) string { return string([]rune(s)) }
 
 // filler fills Gateway API values with random content, drawing strings
 // and numbers from small sets often enough to produce equal elements,
