@@ -1,0 +1,144 @@
+package analyzer
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// Facts carry what one package learns to the packages that import it, as printf does for its
+// wrappers. They hold only strings and ints: positions do not survive the trip between packages.
+
+// Sink says where a value ends up: the final Envoy field and the path there.
+type Sink struct {
+	// Field is the Envoy field, "listenerv3.Listener.Name", or a configured sink function.
+	Field string
+	// Steps is the path from this sink to Field, one human step each ("(*B).Build writes b.name
+	// to listenerv3.Listener.Name").
+	Steps []string
+	// pos holds the position of each step when it is in the package being analysed.
+	pos []token.Pos
+}
+
+func (s Sink) prepend(step string, pos token.Pos) Sink {
+	out := Sink{
+		Field: s.Field,
+		Steps: append([]string{step}, s.Steps...),
+		pos:   make([]token.Pos, 0, len(s.Steps)+1),
+	}
+	out.pos = append(out.pos, pos)
+	for i := range s.Steps {
+		p := token.NoPos
+		if i < len(s.pos) {
+			p = s.pos[i]
+		}
+		out.pos = append(out.pos, p)
+	}
+	return out
+}
+
+// sinkParamsFact marks the parameters of a function that reach an Envoy name by copies.
+type sinkParamsFact struct {
+	Params []ParamSink
+}
+
+// ParamSink is one sink parameter (the receiver is not counted).
+type ParamSink struct {
+	Index int
+	Sink  Sink
+}
+
+func (*sinkParamsFact) AFact() {}
+
+func (f *sinkParamsFact) String() string {
+	var b strings.Builder
+	b.WriteString("sink params")
+	for _, p := range f.Params {
+		b.WriteString(" ")
+		b.WriteString(strconv.Itoa(p.Index))
+		b.WriteString("->")
+		b.WriteString(p.Sink.Field)
+	}
+	return b.String()
+}
+
+// sinkFieldFact marks a struct field whose value reaches an Envoy name by copies.
+type sinkFieldFact struct {
+	Sink Sink
+}
+
+func (*sinkFieldFact) AFact() {}
+
+func (f *sinkFieldFact) String() string { return "sink field ->" + f.Sink.Field }
+
+// resultFact records the shapes a function's string result may take.
+type resultFact struct {
+	Shapes []Shape
+}
+
+func (*resultFact) AFact() {}
+
+func (f *resultFact) String() string {
+	var b strings.Builder
+	b.WriteString("result")
+	for _, s := range f.Shapes {
+		b.WriteString(" ")
+		b.WriteString(s.String())
+	}
+	return b.String()
+}
+
+// Shape is a result shape: literal parts, holes, and references to the function's parameters.
+type Shape struct {
+	Parts []Part
+}
+
+// PartKind tells what a Part stands for.
+type PartKind uint8
+
+const (
+	// PartLit is a literal piece.
+	PartLit PartKind = iota
+	// PartHole is any string.
+	PartHole
+	// PartParam is the value of parameter Param.
+	PartParam
+	// PartJoin is the elements of variadic parameter Param joined with Sep.
+	PartJoin
+	// partField is the value of a struct field; it only lives inside one function.
+	partField
+)
+
+// Part is one piece of a Shape.
+type Part struct {
+	Kind  PartKind
+	Lit   string
+	Param int
+	Sep   string
+}
+
+func (s Shape) String() string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, p := range s.Parts {
+		switch p.Kind {
+		case PartLit:
+			b.WriteString(p.Lit)
+		case PartParam:
+			b.WriteString("{" + strconv.Itoa(p.Param) + "}")
+		case PartJoin:
+			b.WriteString("{" + strconv.Itoa(p.Param) + "..." + p.Sep + "}")
+		default:
+			b.WriteString("*")
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// pkgFact marks a package that exports sink facts, so that its importers cannot be skipped.
+type pkgFact struct{}
+
+func (*pkgFact) AFact() {}
+
+func (*pkgFact) String() string { return "has sinks" }

@@ -1,0 +1,212 @@
+package analyzer
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// Reaching definitions over the syntax tree, just precise enough for names: a definition that is
+// a statement of a block enclosing the use, and comes before it, runs on every path to the use
+// and hides the definitions before it; every other definition before the use, or after it inside
+// a loop around the use, may reach it. Closures are taken to run anywhere. goto is ignored.
+
+func (f *fnInfo) buildDefs() {
+	if f.defs != nil {
+		return
+	}
+	f.defs = map[*types.Var][]*def{}
+	f.parent = map[ast.Node]ast.Node{}
+	info := f.info()
+	var stack []ast.Node
+	add := func(stmt ast.Node, id *ast.Ident, d *def) {
+		obj := info.Defs[id]
+		if obj == nil {
+			obj = info.Uses[id]
+		}
+		v, ok := obj.(*types.Var)
+		if !ok {
+			return
+		}
+		d.stmt, d.lhs = stmt, id
+		f.defs[v] = append(f.defs[v], d)
+	}
+	ast.Inspect(f.decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if len(stack) > 0 {
+			f.parent[n] = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			switch {
+			case n.Tok == token.ADD_ASSIGN && len(n.Lhs) == 1:
+				if id, ok := n.Lhs[0].(*ast.Ident); ok {
+					add(n, id, &def{rhs: n.Rhs[0], add: true})
+				}
+			case n.Tok == token.ASSIGN || n.Tok == token.DEFINE:
+				for i, l := range n.Lhs {
+					id, ok := l.(*ast.Ident)
+					if !ok || id.Name == "_" {
+						continue
+					}
+					d := &def{}
+					switch {
+					case len(n.Lhs) == len(n.Rhs):
+						d.rhs = n.Rhs[i]
+					case len(n.Rhs) == 1:
+						// name, err := f(): the string result of f, when it has one.
+						if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+							if fn, ok := typeutil.Callee(info, call).(*types.Func); ok && stringResult(fn) == i {
+								d.rhs = call
+							}
+						}
+					}
+					add(n, id, d)
+				}
+			default:
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						add(n, id, &def{})
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				d := &def{}
+				switch {
+				case len(n.Values) == len(n.Names):
+					d.rhs = n.Values[i]
+				case len(n.Values) == 0:
+					d.zero = true
+				}
+				add(n, id, d)
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					add(n, id, &def{})
+				}
+			}
+		case *ast.UnaryExpr:
+			// &v: writes through the pointer are unknown.
+			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND {
+				add(n, id, &def{})
+			}
+		}
+		return true
+	})
+}
+
+// reaching returns the definitions of v that may reach use, and whether the value v had on entry
+// (a parameter's argument) may.
+func (f *fnInfo) reaching(v *types.Var, use ast.Node) ([]*def, bool) {
+	defs := f.defs[v]
+	anc := map[ast.Node]bool{}
+	for n := f.parent[use]; n != nil; n = f.parent[n] {
+		anc[n] = true
+	}
+	// The last definition that runs on every path to the use.
+	var killer *def
+	for _, d := range defs {
+		if d.stmt.End() > use.Pos() || contains(d.stmt, use) {
+			continue
+		}
+		if f.must(d, anc) && (killer == nil || d.stmt.Pos() > killer.stmt.Pos()) {
+			killer = d
+		}
+	}
+	var out []*def
+	for _, d := range defs {
+		switch {
+		case d == killer:
+			out = append(out, d)
+		case contains(d.stmt, use):
+			// x = f(x): the use reads the value from before.
+		case f.inClosureApart(d, anc):
+			out = append(out, d)
+		case d.stmt.End() <= use.Pos():
+			if killer == nil || d.stmt.Pos() > killer.stmt.End() {
+				out = append(out, d)
+			}
+		default:
+			// After the use: only through a loop around both, and only if no definition inside
+			// that loop runs first on every path.
+			if loop := f.sharedLoop(d, anc); loop != nil && (killer == nil || !f.inside(killer.stmt, loop)) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, killer == nil
+}
+
+// must reports whether d runs on every path to a use whose ancestors are anc.
+func (f *fnInfo) must(d *def, anc map[ast.Node]bool) bool {
+	stmt := d.stmt
+	if _, ok := stmt.(*ast.ValueSpec); ok {
+		stmt = f.parent[f.parent[stmt]] // ValueSpec → GenDecl → DeclStmt
+	}
+	if _, ok := stmt.(*ast.UnaryExpr); ok {
+		return false
+	}
+	if _, ok := stmt.(*ast.RangeStmt); ok {
+		return false
+	}
+	p := f.parent[stmt]
+	if !anc[p] {
+		return false
+	}
+	switch p := p.(type) {
+	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+		return true
+	case *ast.IfStmt:
+		return p.Init == stmt
+	case *ast.SwitchStmt:
+		return p.Init == stmt
+	case *ast.TypeSwitchStmt:
+		return p.Init == stmt
+	case *ast.ForStmt:
+		return p.Init == stmt
+	}
+	return false
+}
+
+// inClosureApart reports whether d sits in a function literal that does not enclose the use.
+func (f *fnInfo) inClosureApart(d *def, anc map[ast.Node]bool) bool {
+	for n := f.parent[d.stmt]; n != nil; n = f.parent[n] {
+		if _, ok := n.(*ast.FuncLit); ok && !anc[n] {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fnInfo) sharedLoop(d *def, anc map[ast.Node]bool) ast.Node {
+	for n := f.parent[d.stmt]; n != nil; n = f.parent[n] {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if anc[n] {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+func (f *fnInfo) inside(n, outer ast.Node) bool {
+	for ; n != nil; n = f.parent[n] {
+		if n == outer {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(n ast.Node, inner ast.Node) bool {
+	return n.Pos() <= inner.Pos() && inner.End() <= n.End()
+}
