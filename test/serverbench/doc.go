@@ -1,0 +1,11 @@
+// Package serverbench measures the kriguard webhook server as the API server sees it: over TLS on
+// loopback, against the same server with an allow-all handler. It holds benchmarks only:
+//
+//	go test -run '^$' -bench . -benchtime 1x ./test/serverbench/
+//
+// BenchmarkThroughput reports throughput-ratio (the webhook's requests per second over the allow-all
+// server's; SPEC target at least 0.9), BenchmarkLatency reports p50-ms and p99-ms at a steady 500
+// requests per second (target p99 under 2 ms), and BenchmarkIdleMemory reports idle-rss-MiB, the
+// resident memory of an idle cmd/webhook process (target under 64 MiB). Every loop is bounded and every
+// socket is on 127.0.0.1.
+package serverbench
