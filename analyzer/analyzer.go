@@ -668,8 +668,8 @@ func (st *state) diagnose(s *site, t tmpl, parts []naming.PatternPart, probs []n
 	if t.origin != "" {
 		msg.WriteString(" (" + t.origin + ")")
 	}
-	if target := s.targetDesc(); target != s.sink.Field {
-		msg.WriteString(" through " + target)
+	if len(s.sink.Steps) > 0 {
+		msg.WriteString(" through " + s.targetDesc())
 	}
 	msg.WriteString(": ")
 	for i, p := range probs {

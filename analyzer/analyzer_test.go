@@ -11,3 +11,37 @@ import (
 func TestControlPlane(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/names", "cp/builders", "cp/generator", "cp/traps")
 }
+
+func TestDirectWritesAndFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), analyzer.Analyzer, "cp/direct")
+}
+
+func TestMayAnalysis(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/flow")
+}
+
+// setFlags sets analyzer flags for one test and restores them after.
+func setFlags(t *testing.T, kv ...string) {
+	t.Helper()
+	for i := 0; i < len(kv); i += 2 {
+		f := analyzer.Analyzer.Flags.Lookup(kv[i])
+		if f == nil {
+			t.Fatalf("no flag %q", kv[i])
+		}
+		old := f.Value.String()
+		if err := f.Value.Set(kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.Value.Set(old) })
+	}
+}
+
+func TestStrict(t *testing.T) {
+	setFlags(t, "strict", "true", "prefixes", "self_,system_,mine_")
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/strict")
+}
+
+func TestConfiguredSinks(t *testing.T) {
+	setFlags(t, "sinks", "cp/configured.Register:1, cp/configured.Registry.Add:0")
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/configured")
+}

@@ -1,0 +1,133 @@
+// Package flow exercises the may-analysis of locals: any definition that may reach the sink counts,
+// one that is always overwritten first does not.
+package flow
+
+import (
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+)
+
+func Branch(unified bool) *clusterv3.Cluster {
+	name := "legacy:backend"
+	if unified {
+		name = "kri_msvc_mesh-1__ns_backend_"
+	}
+	return &clusterv3.Cluster{Name: name} // want `clusterv3\.Cluster\.Name gets "legacy:backend" \(variable name \(literal "legacy:backend"\)\): contains ':'`
+}
+
+func Killed() *clusterv3.Cluster {
+	name := "legacy:backend"
+	name = "kri_msvc_mesh-1__ns_backend_"
+	return &clusterv3.Cluster{Name: name}
+}
+
+func Switch(k int) *clusterv3.Cluster {
+	var name string
+	switch k {
+	case 1:
+		name = "one:x"
+	default:
+		name = "_default"
+	}
+	return &clusterv3.Cluster{Name: name} // want `gets "one:x"`
+}
+
+func BackEdge(parts []string) {
+	name := "_first"
+	for _, p := range parts {
+		_ = &clusterv3.Cluster{Name: name} // want `gets "loop:\*"`
+		name = "loop:" + p
+	}
+}
+
+func KilledInLoop(parts []string) {
+	for _, p := range parts {
+		name := "_" + p
+		_ = &clusterv3.Cluster{Name: name}
+		name = "later:" + p
+		_ = name
+	}
+}
+
+func AfterUse() *clusterv3.Cluster {
+	name := "_ok"
+	c := &clusterv3.Cluster{Name: name}
+	name = "late:x"
+	_ = name
+	return c
+}
+
+func Closure() *clusterv3.Cluster {
+	name := "_ok"
+	set := func() { name = "closure:x" }
+	set()
+	return &clusterv3.Cluster{Name: name} // want `gets "closure:x"`
+}
+
+func pick() string { return "picked:name" }
+
+func IfInit() {
+	if name := pick(); name != "" {
+		_ = &clusterv3.Cluster{Name: name} // want `gets "picked:name" \(variable name \(result of flow\.pick\)\)`
+	}
+}
+
+func PlusAssign(svc string) *clusterv3.Cluster {
+	name := "outbound"
+	name += ":" + svc
+	return &clusterv3.Cluster{Name: name} // want `gets "outbound:\*"`
+}
+
+func Pointer() *clusterv3.Cluster {
+	name := "_ok"
+	setName(&name)
+	return &clusterv3.Cluster{Name: name}
+}
+
+func setName(p *string) { *p = "_other" }
+
+// build copies its parameter to a local and then to the sink: the parameter is a sink.
+func build(name string) *clusterv3.Cluster {
+	n := name
+	return &clusterv3.Cluster{Name: n}
+}
+
+func UseBuild() {
+	build("local:x") // want `clusterv3\.Cluster\.Name gets "local:x" \(literal "local:x"\) through flow\.build parameter name: contains ':'`
+	build("_local")
+}
+
+// reassigned sanitizes its parameter first: it is no sink.
+func reassigned(name string) *clusterv3.Cluster {
+	name = sanitize(name)
+	return &clusterv3.Cluster{Name: name}
+}
+
+func sanitize(s string) string { return "_" + s[1:] }
+
+func UseReassigned() {
+	reassigned("x:y")
+}
+
+// Param is reassigned on one branch only: the argument may reach the sink.
+func maybe(name string, internal bool) *clusterv3.Cluster {
+	if internal {
+		name = "_internal"
+	}
+	return &clusterv3.Cluster{Name: name}
+}
+
+func UseMaybe() {
+	maybe("a:b", true) // want `gets "a:b" \(literal "a:b"\) through flow\.maybe parameter name`
+}
+
+// Recursive helpers terminate.
+func rec(n int) string {
+	if n == 0 {
+		return "base:"
+	}
+	return rec(n-1) + "x"
+}
+
+func UseRec() {
+	_ = &clusterv3.Cluster{Name: rec(3)} // want `gets "base:"`
+}
