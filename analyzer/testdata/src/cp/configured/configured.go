@@ -10,8 +10,8 @@ func (r *Registry) Add(name string) { r.names = append(r.names, name) }
 
 func Use(r *Registry, svc string) {
 	Register("kind:x", "cluster:"+svc) // want `argument 1 of configured\.Register \(-sinks\) gets "cluster:\*" \(literal "cluster:"\): contains ':'`
-	r.Add("route:" + svc)             // want `argument 0 of \(\*configured\.Registry\)\.Add \(-sinks\) gets "route:\*"`
-	forward("fwd:" + svc)             // want `argument 1 of configured\.Register \(-sinks\) gets "fwd:\*" \(literal "fwd:"\) through configured\.forward parameter name`
+	r.Add("route:" + svc)              // want `argument 0 of \(\*configured\.Registry\)\.Add \(-sinks\) gets "route:\*"`
+	forward("fwd:" + svc)              // want `argument 1 of configured\.Register \(-sinks\) gets "fwd:\*" \(literal "fwd:"\) through configured\.forward parameter name`
 }
 
 func forward(name string) { Register("k", name) }

@@ -42,8 +42,8 @@ func Clusters(service string, port int) []*clusterv3.Cluster {
 	internal := &clusterv3.Cluster{Name: "_kuma:admin"}                      // want `clusterv3\.Cluster\.Name gets "_kuma:admin" \(literal "_kuma:admin"\): contains ':'`
 	upper := &clusterv3.Cluster{Name: "kri_msvc_Mesh-1__kuma-demo_backend_"} // want `starts with "kri_" but is not a KRI: kri\.mesh: Invalid value: "Mesh-1"`
 	good := &clusterv3.Cluster{Name: "kri_msvc_mesh-1__kuma-demo_backend_"}
-	escaped := &clusterv3.Cluster{Name: "esc\x3aaped"} // want `clusterv3\.Cluster\.Name gets "esc:aped"`
-	raw := &clusterv3.Cluster{Name: `raw:name`}       // want `clusterv3\.Cluster\.Name gets "raw:name"`
+	escaped := &clusterv3.Cluster{Name: "esc\x3aaped"}                                        // want `clusterv3\.Cluster\.Name gets "esc:aped"`
+	raw := &clusterv3.Cluster{Name: `raw:name`}                                               // want `clusterv3\.Cluster\.Name gets "raw:name"`
 	raw.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{ServiceName: "eds:" + service} // want `clusterv3\.Cluster_EdsClusterConfig\.ServiceName gets "eds:\*"`
 	cla := &endpointv3.ClusterLoadAssignment{}
 	cla.ClusterName = service + ":" + "8080" // want `endpointv3\.ClusterLoadAssignment\.ClusterName gets "\*:8080" \(literal ":"\): contains ':'`
@@ -60,7 +60,7 @@ func Routes(service string) *routev3.RouteConfiguration {
 			Routes: []*routev3.Route{{
 				Name: "route:default", // want `routev3\.Route\.Name gets "route:default"`
 				Action: &routev3.Route_Route{Route: &routev3.RouteAction{
-					ClusterSpecifier:      &routev3.RouteAction_Cluster{Cluster: "outbound:" + service},                // want `routev3\.RouteAction_Cluster\.Cluster gets "outbound:\*"`
+					ClusterSpecifier:      &routev3.RouteAction_Cluster{Cluster: "outbound:" + service},               // want `routev3\.RouteAction_Cluster\.Cluster gets "outbound:\*"`
 					RequestMirrorPolicies: []*routev3.RouteAction_RequestMirrorPolicy{{Cluster: "mirror:" + service}}, // want `routev3\.RouteAction_RequestMirrorPolicy\.Cluster gets "mirror:\*"`
 				}},
 			}, {
@@ -80,15 +80,15 @@ func Others(service, meshName string) {
 		ClusterSpecifier: &tcpv3.TcpProxy_Cluster{Cluster: service + ":9000"}, // want `tcp_proxyv3\.TcpProxy_Cluster\.Cluster gets "\*:9000"`
 	}
 	_ = &tcpv3.TcpProxy_WeightedCluster_ClusterWeight{Name: "w:" + service} // want `tcp_proxyv3\.TcpProxy_WeightedCluster_ClusterWeight\.Name gets "w:\*"`
-	secret := &tlsv3.Secret{Name: "cert:" + service}                       // want `tlsv3\.Secret\.Name gets "cert:\*"`
+	secret := &tlsv3.Secret{Name: "cert:" + service}                        // want `tlsv3\.Secret\.Name gets "cert:\*"`
 	ref := &tlsv3.SdsSecretConfig{}
-	ref.Name = "cert:" + service // want `tlsv3\.SdsSecretConfig\.Name gets "cert:\*"`
+	ref.Name = "cert:" + service                                                                                                        // want `tlsv3\.SdsSecretConfig\.Name gets "cert:\*"`
 	_ = &tlsv3.CommonTlsContext{TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{ref, {Name: "kri_mtls_" + meshName + "____"}}} // want `tlsv3\.SdsSecretConfig\.Name gets "kri_mtls_\*____" \(literal "kri_mtls_"\): starts with "kri_" but cannot form a KRI: kri\.name: is required and empty`
 	_ = secret
-	_ = &corev3.GrpcService_EnvoyGrpc{ClusterName: "als:" + meshName}   // want `corev3\.GrpcService_EnvoyGrpc\.ClusterName gets "als:\*"`
+	_ = &corev3.GrpcService_EnvoyGrpc{ClusterName: "als:" + meshName}                                                    // want `corev3\.GrpcService_EnvoyGrpc\.ClusterName gets "als:\*"`
 	_ = &corev3.HttpUri{HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: "jwks:" + meshName}, Uri: "https://jwks:443"} // want `corev3\.HttpUri_Cluster\.Cluster gets "jwks:\*"`
-	_ = &tracev3.DatadogConfig{CollectorCluster: "datadog:" + meshName, ServiceName: "svc:x"} // want `tracev3\.DatadogConfig\.CollectorCluster gets "datadog:\*"`
-	_ = &tracev3.LightstepConfig{CollectorCluster: "_lightstep:" + meshName}                  // want `tracev3\.LightstepConfig\.CollectorCluster gets "_lightstep:\*"`
+	_ = &tracev3.DatadogConfig{CollectorCluster: "datadog:" + meshName, ServiceName: "svc:x"}                            // want `tracev3\.DatadogConfig\.CollectorCluster gets "datadog:\*"`
+	_ = &tracev3.LightstepConfig{CollectorCluster: "_lightstep:" + meshName}                                             // want `tracev3\.LightstepConfig\.CollectorCluster gets "_lightstep:\*"`
 	// Unkeyed literal: the first field is Name.
 	_ = &clusterv3.Cluster_EdsClusterConfig{"unkeyed:" + meshName} // want `clusterv3\.Cluster_EdsClusterConfig\.ServiceName gets "unkeyed:\*"`
 }

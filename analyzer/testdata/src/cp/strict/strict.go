@@ -9,7 +9,7 @@ import (
 )
 
 func Listeners(addr string, port uint32) { // want Listeners:"sink params 0->listenerv3.Listener.Name"
-	_ = &listenerv3.Listener{Name: "inbound-8080"}                                // want `listenerv3\.Listener\.Name gets "inbound-8080" \(literal "inbound-8080"\): is a legacy name: not a KRI, not internal and not under an accepted prefix \("kri_…", "_…", "self_…", "system_…", "mine_…"\)`
+	_ = &listenerv3.Listener{Name: "inbound-8080"}                                  // want `listenerv3\.Listener\.Name gets "inbound-8080" \(literal "inbound-8080"\): is a legacy name: not a KRI, not internal and not under an accepted prefix \("kri_…", "_…", "self_…", "system_…", "mine_…"\)`
 	_ = &listenerv3.Listener{StatPrefix: fmt.Sprintf("outbound_%s_%d", addr, port)} // want `listenerv3\.Listener\.StatPrefix gets "outbound_\*_\*" .*: is a legacy name`
 	_ = &listenerv3.Listener{Name: "self_inbound"}
 	_ = &listenerv3.Listener{Name: "system_admin"}
