@@ -1,6 +1,8 @@
 package kong
 
 import (
+	"sync"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -146,13 +148,28 @@ func PluginName(filter *gwv1.HTTPRouteFilter) string {
 // translates a filter names the plugin with PluginName. The error reports
 // configuration that is not a single JSON value.
 func PluginNameFor(plugin string, config []byte) (string, error) {
-	var scratch [scratchLen]byte
-	in, err := appendPluginInput(scratch[:0], plugin, config)
-	if err != nil {
-		return "", err
+	// The JSON parser is recursive, so escape analysis cannot keep its
+	// buffer on the stack; a pool saves the allocation instead.
+	buf := scratchPool.Get().(*[]byte)
+	in, err := appendPluginInput((*buf)[:0], plugin, config)
+	var name string
+	if err == nil {
+		name = pluginName(sum(in))
 	}
-	return pluginName(sum(in)), nil
+	if cap(in) <= maxPooled {
+		*buf = in
+		scratchPool.Put(buf)
+	}
+	return name, err
 }
+
+// maxPooled keeps buffers grown by huge configurations out of the pool.
+const maxPooled = 64 << 10
+
+var scratchPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, scratchLen)
+	return &b
+}}
 
 func pluginName(h uint32) string {
 	var buf [pluginNameLen]byte
@@ -182,7 +199,10 @@ func appendLongBinding(b []byte, route, plugin string) []byte {
 		b = append(b, route[:max(0, len(route)-excess)]...)
 		b = trimSeparators(b)
 	}
-	b = append(b, '.')
+	if len(b) > 0 {
+		b = append(b, '.')
+	}
+	// Only a plugin name too long to be one leaves no room for the route.
 	b = append(b, plugin...)
 	return trimSeparators(b[:min(len(b), MaxNameLen)])
 }
