@@ -1,0 +1,336 @@
+package webhook
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// The identity of a configuration file.
+const (
+	ConfigAPIVersion = "kriguard.io/v1alpha1"
+	ConfigKind       = "Configuration"
+)
+
+// The API groups of the guarded kinds.
+const (
+	KumaGroup = "kuma.io"
+	KongGroup = "configuration.konghq.com"
+)
+
+// Enforcement says what happens to an object that breaks a naming rule.
+type Enforcement string
+
+const (
+	// EnforcementDeny rejects the request with HTTP 422.
+	EnforcementDeny Enforcement = "deny"
+	// EnforcementWarn admits the request and returns every problem as an admission warning.
+	EnforcementWarn Enforcement = "warn"
+	// EnforcementDryRun admits the request and only logs and counts the decision. The mutating
+	// webhook does not patch objects of a kind in dry-run either: it counts what it would do.
+	EnforcementDryRun Enforcement = "dryrun"
+)
+
+var enforcements = []Enforcement{EnforcementDeny, EnforcementDryRun, EnforcementWarn}
+
+// kongKinds are the Kong hybrid-gateway kinds (SPEC §3) and their served versions.
+var kongKinds = []KindConfig{
+	{Group: KongGroup, Version: "v1", Kind: "KongPlugin"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongPluginBinding"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongRoute"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongService"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongTarget"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongUpstream"},
+}
+
+// kumaKinds are the Kuma kinds of SPEC §1 that Kuma ships a CRD for (group kuma.io, version
+// v1alpha1). MeshGateway, ZoneIngress and ZoneEgress are known to the registry but have no CRD in
+// current releases; the *Insight kinds and ContainerPatch have no KRI.
+var kumaKinds = []string{
+	"Dataplane", "HostnameGenerator", "Mesh", "MeshAccessLog", "MeshCircuitBreaker",
+	"MeshExternalService", "MeshFaultInjection", "MeshHTTPRoute", "MeshHealthCheck", "MeshIdentity",
+	"MeshLoadBalancingStrategy", "MeshMetric", "MeshMultiZoneService", "MeshOpenTelemetryBackend",
+	"MeshPassthrough", "MeshProxyPatch", "MeshRateLimit", "MeshRetry", "MeshService", "MeshTCPRoute",
+	"MeshTLS", "MeshTimeout", "MeshTrace", "MeshTrafficPermission", "MeshTrust", "MeshZoneAddress",
+	"Workload", "Zone",
+}
+
+// Config is the webhook's configuration: the guarded kinds and how strictly each is enforced. Load
+// it with LoadConfig or take DefaultConfig; a Config is read-only once loaded and safe for
+// concurrent use.
+type Config struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// DefaultEnforcement applies to every kind that does not set its own. Empty means deny.
+	DefaultEnforcement Enforcement `json:"defaultEnforcement,omitempty"`
+	// Types are extra KRI resource types, added to a copy of naming.Default.
+	Types []TypeConfig `json:"types,omitempty"`
+	// Kinds are merged over the built-in defaults, keyed by group and kind.
+	Kinds []KindConfig `json:"kinds,omitempty"`
+
+	registry *naming.Registry
+	guards   map[schema.GroupKind]*guard
+}
+
+// TypeConfig registers a KRI resource type.
+type TypeConfig struct {
+	Kind      string `json:"kind"`
+	ShortName string `json:"shortName"`
+	Scope     string `json:"scope"`
+}
+
+// KindConfig guards one kind.
+type KindConfig struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+	// ShortName and Scope register the kind as a KRI type; they may be left out for kinds the
+	// registry knows and must be left out for Kong kinds, which have no KRI.
+	ShortName   string      `json:"shortName,omitempty"`
+	Scope       string      `json:"scope,omitempty"`
+	Enforcement Enforcement `json:"enforcement,omitempty"`
+}
+
+// guard is the resolved rule set for one kind.
+type guard struct {
+	gk          schema.GroupKind
+	version     string
+	enforcement Enforcement
+	// kri is set for kinds named by a KRI; the other guarded kinds are Kong kinds.
+	kri bool
+}
+
+// DefaultConfig returns the built-in configuration: every Kuma kind of SPEC §1 that has a CRD
+// and the six Kong kinds, all enforced with deny.
+func DefaultConfig() *Config {
+	c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind})
+	if err != nil {
+		panic(err) // the built-in tables are wrong: every test run catches it
+	}
+	return c
+}
+
+// LoadConfig reads the configuration file at path; "" means DefaultConfig. The file is decoded
+// strictly (unknown and duplicate fields are errors) and every problem is reported with its field
+// path, e.g. `kinds[3].enforcement: Unsupported value: "block": supported values: "deny",
+// "dryrun", "warn"`.
+func LoadConfig(path string) (*Config, error) {
+	if path == "" {
+		return DefaultConfig(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading configuration: %w", err)
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig decodes and checks a configuration document, as LoadConfig does for a file.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	return buildConfig(&c)
+}
+
+// buildConfig checks c, registers its types and resolves the guarded kinds over the defaults.
+func buildConfig(c *Config) (*Config, error) {
+	var errs field.ErrorList
+	if c.APIVersion != ConfigAPIVersion {
+		errs = append(errs, requiredOr(field.NewPath("apiVersion"), c.APIVersion, ConfigAPIVersion))
+	}
+	if c.Kind != ConfigKind {
+		errs = append(errs, requiredOr(field.NewPath("kind"), c.Kind, ConfigKind))
+	}
+	defaultEnforcement := EnforcementDeny
+	if c.DefaultEnforcement != "" {
+		if slices.Contains(enforcements, c.DefaultEnforcement) {
+			defaultEnforcement = c.DefaultEnforcement
+		} else {
+			errs = append(errs, field.NotSupported(field.NewPath("defaultEnforcement"), c.DefaultEnforcement, enforcements))
+		}
+	}
+
+	reg := naming.Default.Clone()
+	for i, t := range c.Types {
+		p := field.NewPath("types").Index(i)
+		rt, terrs := resourceType(t.Kind, t.ShortName, t.Scope, p, true)
+		if len(terrs) > 0 {
+			errs = append(errs, terrs...)
+			continue
+		}
+		if err := reg.Register(rt); err != nil {
+			errs = append(errs, field.Invalid(p, t.Kind, err.Error()))
+		}
+	}
+
+	// The defaults first, in a stable order; file entries override them or are added.
+	var order []schema.GroupKind
+	merged := map[schema.GroupKind]KindConfig{}
+	for _, k := range defaultKinds() {
+		gk := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+		order = append(order, gk)
+		merged[gk] = k
+	}
+	seen := map[schema.GroupKind]bool{}
+	for i, k := range c.Kinds {
+		p := field.NewPath("kinds").Index(i)
+		kerrs := checkKind(reg, k, p)
+		gk := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+		if seen[gk] {
+			kerrs = append(kerrs, field.Duplicate(p, gk.String()))
+		}
+		seen[gk] = true
+		if len(kerrs) > 0 {
+			errs = append(errs, kerrs...)
+			continue
+		}
+		if _, ok := merged[gk]; !ok {
+			order = append(order, gk)
+		}
+		merged[gk] = k
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+
+	c.registry = reg
+	c.guards = make(map[schema.GroupKind]*guard, len(order))
+	c.Kinds = c.Kinds[:0:0]
+	for _, gk := range order {
+		k := merged[gk]
+		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: gk.Group != KongGroup}
+		if g.enforcement == "" {
+			g.enforcement = defaultEnforcement
+		}
+		k.Enforcement = g.enforcement
+		if g.kri {
+			rt, _ := reg.ByKind(gk.Kind)
+			k.ShortName, k.Scope = rt.ShortName, rt.Scope.String()
+		}
+		c.guards[gk] = g
+		c.Kinds = append(c.Kinds, k)
+	}
+	c.DefaultEnforcement = defaultEnforcement
+	return c, nil
+}
+
+func defaultKinds() []KindConfig {
+	out := make([]KindConfig, 0, len(kumaKinds)+len(kongKinds))
+	for _, k := range kumaKinds {
+		out = append(out, KindConfig{Group: KumaGroup, Version: "v1alpha1", Kind: k})
+	}
+	return append(out, kongKinds...)
+}
+
+// checkKind checks one kinds[] entry and registers its KRI type when it names a new one.
+func checkKind(reg *naming.Registry, k KindConfig, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if k.Group == "" {
+		errs = append(errs, field.Required(p.Child("group"), ""))
+	}
+	if k.Version == "" {
+		errs = append(errs, field.Required(p.Child("version"), ""))
+	}
+	if k.Kind == "" {
+		errs = append(errs, field.Required(p.Child("kind"), ""))
+	}
+	if k.Enforcement != "" && !slices.Contains(enforcements, k.Enforcement) {
+		errs = append(errs, field.NotSupported(p.Child("enforcement"), k.Enforcement, enforcements))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if k.Group == KongGroup {
+		names := make([]string, len(kongKinds))
+		for i, kk := range kongKinds {
+			names[i] = kk.Kind
+		}
+		if !slices.Contains(names, k.Kind) {
+			errs = append(errs, field.NotSupported(p.Child("kind"), k.Kind, names))
+		}
+		if k.ShortName != "" {
+			errs = append(errs, field.Forbidden(p.Child("shortName"), "Kong kinds have no KRI"))
+		}
+		if k.Scope != "" {
+			errs = append(errs, field.Forbidden(p.Child("scope"), "Kong kinds have no KRI"))
+		}
+		return errs
+	}
+	if have, ok := reg.ByKind(k.Kind); ok {
+		if k.ShortName != "" && k.ShortName != have.ShortName {
+			errs = append(errs, field.Invalid(p.Child("shortName"), k.ShortName,
+				fmt.Sprintf("kind %s is registered with short name %q", k.Kind, have.ShortName)))
+		}
+		if k.Scope != "" && k.Scope != have.Scope.String() {
+			errs = append(errs, field.Invalid(p.Child("scope"), k.Scope,
+				fmt.Sprintf("kind %s is registered with scope %s", k.Kind, have.Scope)))
+		}
+		return errs
+	}
+	rt, errs := resourceType(k.Kind, k.ShortName, k.Scope, p, false)
+	if len(errs) > 0 {
+		return errs
+	}
+	if err := reg.Register(rt); err != nil {
+		errs = append(errs, field.Invalid(p.Child("shortName"), k.ShortName, err.Error()))
+	}
+	return errs
+}
+
+// resourceType checks the fields of a KRI type declaration. withKind is false when the caller
+// has already checked the kind.
+func resourceType(kind, short, scope string, p *field.Path, withKind bool) (naming.ResourceType, field.ErrorList) {
+	var errs field.ErrorList
+	if withKind && kind == "" {
+		errs = append(errs, field.Required(p.Child("kind"), ""))
+	}
+	if short == "" {
+		errs = append(errs, field.Required(p.Child("shortName"), "the KRI type of a kind the registry does not know"))
+	} else {
+		errs = append(errs, naming.FieldType.Validate(short, p.Child("shortName"))...)
+	}
+	var sc naming.Scope
+	if scope == "" {
+		errs = append(errs, field.Required(p.Child("scope"), "the KRI scope of a kind the registry does not know"))
+	} else if s, err := naming.ParseScope(scope); err != nil {
+		errs = append(errs, field.NotSupported(p.Child("scope"), scope, []string{naming.ScopeGlobal.String(), naming.ScopeMesh.String()}))
+	} else {
+		sc = s
+	}
+	return naming.ResourceType{Kind: kind, ShortName: short, Scope: sc}, errs
+}
+
+func requiredOr(p *field.Path, got, want string) *field.Error {
+	if got == "" {
+		return field.Required(p, fmt.Sprintf("must be %q", want))
+	}
+	return field.NotSupported(p, got, []string{want})
+}
+
+// Registry returns the KRI type registry: naming.Default plus the configured types.
+func (c *Config) Registry() *naming.Registry { return c.registry }
+
+// Enforcement returns how gk is enforced, and false when gk is not guarded.
+func (c *Config) Enforcement(gk schema.GroupKind) (Enforcement, bool) {
+	g, ok := c.guards[gk]
+	if !ok {
+		return "", false
+	}
+	return g.enforcement, true
+}
+
+// GuardedKinds returns the resolved kinds: defaults merged with the file, each with its
+// enforcement, short name and scope filled in. Charts and tests use it to write webhook rules.
+func (c *Config) GuardedKinds() []KindConfig { return slices.Clone(c.Kinds) }

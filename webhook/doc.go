@@ -1,0 +1,36 @@
+// Package webhook is kriguard's admission webhook: it keeps the names of Kuma and Kong custom
+// resources well-formed at admission time (SPEC §5). It is a thin shell over package naming,
+// which holds every rule; nothing here re-implements one.
+//
+// Two handlers, built from one Config:
+//
+//   - NewValidator (/validate) builds each guarded object's KRI with naming.Registry.ForObject,
+//     checks every sectionName of its target references and the values that hold a KRI (the
+//     kriguard.io/kri annotation, MeshTrust's status.origin.kri), and for Kong kinds the
+//     generated-name shapes and relations of naming/kong. Problems come back as HTTP 422, reason
+//     Invalid, one cause per problem at the real field, in the API server's own words:
+//
+//     MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": …
+//
+//     On UPDATE only the problems the update introduces are denied; DELETE is never blocked.
+//   - NewMutator (/mutate) gives generateName objects their deterministic name on CREATE
+//     (Kuma's KDS hash-suffix name, or the Kong generated name when its inputs are in the
+//     object), keeping the original in kuma.io/display-name, and records every Kuma object's KRI
+//     in the kriguard.io/kri annotation.
+//
+// Each kind is enforced with deny (the default), warn (admitted with admission warnings) or
+// dryrun (admitted, only logged and counted). Requests with dryRun set are answered exactly like
+// the others: the handlers have no side effects besides logs and the
+// kriguard_admission_decisions_total counter.
+//
+// A kind the configuration does not guard is admitted with a warning and counted as
+// kind="unguarded": it means the webhook configuration's rules and the kriguard configuration
+// disagree, and breaking an unrelated kind would be worse than letting it through.
+//
+// LoadConfig reads the YAML configuration (docs/contracts.md); Options and NewManager build the
+// whole server process: controller-runtime manager, TLS webhook server, cert-controller,
+// health and readiness checks, metrics and a shutdown delay. cmd/webhook only wires them up.
+//
+// Request bodies are limited by controller-runtime to 7 MiB; a larger one is answered with code
+// 413 and "request entity is too large; limit is 7340032 bytes".
+package webhook

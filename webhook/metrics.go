@@ -1,0 +1,51 @@
+package webhook
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Decisions, the values of the decision label.
+const (
+	decisionAllowed = "allowed"
+	decisionDenied  = "denied"
+	decisionWarned  = "warned"
+	decisionDryRun  = "dryrun"
+	decisionMutated = "mutated"
+	decisionError   = "error"
+)
+
+// Label values for requests that reach no guarded kind, so that hostile or misrouted requests
+// cannot grow the label set.
+const (
+	unguardedKind        = "unguarded"
+	noEnforcement        = "none"
+	otherOperation       = "other"
+	kindOfBrokenRequests = "unknown"
+)
+
+// decisions counts every admission decision. It lives on controller-runtime's registry, next to
+// the framework's own webhook metrics, and is served on the manager's metrics endpoint.
+var decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "kriguard_admission_decisions_total",
+	Help: "Admission decisions of the kriguard webhooks, by kind, operation, decision and enforcement.",
+}, []string{"kind", "operation", "decision", "enforcement"})
+
+func init() {
+	metrics.Registry.MustRegister(decisions)
+}
+
+func count(kind string, op admissionv1.Operation, decision string, e Enforcement) {
+	opLabel := string(op)
+	switch op {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	default:
+		opLabel = otherOperation
+	}
+	enf := string(e)
+	if enf == "" {
+		enf = noEnforcement
+	}
+	decisions.WithLabelValues(kind, opLabel, decision, enf).Inc()
+}

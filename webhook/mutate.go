@@ -1,0 +1,149 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
+)
+
+// Mutator is the handler of /mutate. On CREATE it replaces the random suffix of generateName
+// with the deterministic name of the naming schemes, keeping the original name in the
+// kuma.io/display-name label, and on CREATE and UPDATE it records every Kuma object's KRI in the
+// kriguard.io/kri annotation. Its JSON patches touch nothing else.
+//
+// The deterministic names:
+//   - Kuma kinds: hashsuffix.Name(mesh, name, zone, namespace) of the object's KRI, as Kuma's KDS
+//     names synced copies. The name hashed is the KRI name: the kuma.io/display-name label when
+//     the object has one, else generateName with its trailing "-" trimmed (which then becomes the
+//     label), so that a "backend-" generateName yields backend-<16 characters>;
+//   - KongPluginBinding: <route>.<plugin> of its spec.targets.routeRef and spec.pluginRef;
+//   - KongService: its spec.host, when that is a generated upstream name;
+//   - KongPlugin: pl<H(plugin, config)> of its plugin type and config.
+//
+// An object whose KRI or name cannot be built is left alone: /validate rejects it with the
+// reasons. Kinds enforced in dryrun mode are not patched; the patch is only logged and counted.
+type Mutator struct {
+	cfg *Config
+}
+
+var _ admission.Handler = (*Mutator)(nil)
+
+// NewMutator returns the handler of /mutate for c.
+func NewMutator(c *Config) admission.Handler { return &Mutator{cfg: c} }
+
+// Handle answers one admission request with the patch it needs, if any.
+func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	g, done := m.cfg.triage(ctx, req)
+	if done != nil {
+		return *done
+	}
+	log := logf.FromContext(ctx)
+	obj, err := decodeObject(req.Object, "object", g.gk)
+	if err != nil {
+		count(g.gk.Kind, req.Operation, decisionError, g.enforcement)
+		log.Info("bad request", "error", err.Error())
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+
+	ops := m.cfg.patch(g, obj, req.Operation == admissionv1.Create)
+	if len(ops) == 0 {
+		count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+		return admission.Allowed("")
+	}
+	if g.enforcement == EnforcementDryRun {
+		count(g.gk.Kind, req.Operation, decisionDryRun, g.enforcement)
+		log.Info("would patch", "kind", g.gk.String(), "name", objectName(obj, req), "patch", ops)
+		return admission.Allowed("")
+	}
+	count(g.gk.Kind, req.Operation, decisionMutated, g.enforcement)
+	log.V(1).Info("patched", "kind", g.gk.String(), "name", objectName(obj, req), "operations", len(ops))
+	return admission.Patched("", ops...)
+}
+
+// patch returns the JSON-patch operations obj needs.
+func (c *Config) patch(g *guard, obj *unstructured.Unstructured, create bool) []jsonpatch.Operation {
+	generate := create && obj.GetName() == "" && obj.GetGenerateName() != ""
+	var ops []jsonpatch.Operation
+	displayName := ""
+	if _, has := obj.GetLabels()[naming.LabelDisplayName]; generate && !has {
+		displayName = strings.TrimRight(obj.GetGenerateName(), "-")
+	}
+
+	if !g.kri {
+		if !generate {
+			return nil
+		}
+		name := kongName(g.gk.Kind, obj)
+		if name == "" {
+			return nil
+		}
+		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/name", name))
+		if displayName != "" {
+			ops = append(ops, mapMemberOp(obj, "labels", naming.LabelDisplayName, displayName))
+		}
+		return ops
+	}
+
+	subject := obj
+	if displayName != "" {
+		// The KRI of the object as it will be stored, with the label this patch adds.
+		subject = obj.DeepCopy()
+		labels := subject.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[naming.LabelDisplayName] = displayName
+		subject.SetLabels(labels)
+	}
+	kri, errs := c.registry.ForObject(subject, g.gk.Kind)
+	if len(errs) > 0 {
+		return nil
+	}
+	if generate {
+		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/name", kdsName(kri)))
+		if displayName != "" {
+			ops = append(ops, mapMemberOp(obj, "labels", naming.LabelDisplayName, displayName))
+		}
+	}
+	if s := kri.String(); obj.GetAnnotations()[naming.AnnotationKRI] != s {
+		ops = append(ops, mapMemberOp(obj, "annotations", naming.AnnotationKRI, s))
+	}
+	return ops
+}
+
+// kdsName is the hash-suffix name Kuma's KDS gives the object of kri.
+func kdsName(kri naming.KRI) string {
+	var extra []string
+	if kri.Zone != "" {
+		extra = append(extra, kri.Zone)
+	}
+	if kri.Namespace != "" {
+		extra = append(extra, kri.Namespace)
+	}
+	return hashsuffix.Name(kri.Mesh, kri.Name, extra...)
+}
+
+// mapMemberOp sets metadata.<field>[key] = value: one member when the map exists, the whole
+// map when it does not ("add" on an existing member replaces it).
+func mapMemberOp(obj *unstructured.Unstructured, fieldName, key, value string) jsonpatch.Operation {
+	if meta, ok := obj.Object["metadata"].(map[string]any); ok {
+		if _, ok := meta[fieldName].(map[string]any); ok {
+			return jsonpatch.NewOperation("add", "/metadata/"+fieldName+"/"+escapePointer(key), value)
+		}
+	}
+	return jsonpatch.NewOperation("add", "/metadata/"+fieldName, map[string]string{key: value})
+}
+
+// escapePointer escapes a JSON-pointer reference token (RFC 6901).
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,344 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// The HTTP paths of the two webhooks.
+const (
+	ValidatePath = "/validate"
+	MutatePath   = "/mutate"
+)
+
+const (
+	certName = "tls.crt"
+	keyName  = "tls.key"
+	// drainTimeout is what in-flight requests get to finish once the listener closes.
+	drainTimeout = 30 * time.Second
+)
+
+// NewManager builds the webhook process: a controller-runtime manager whose webhook server
+// serves /validate and /mutate over TLS, with /healthz and /readyz on the health-probe address and
+// the framework's metrics plus kriguard_admission_decisions_total on the metrics address.
+//
+// With --cert-management=cert-controller, cert-controller keeps a CA and a serving certificate in
+// the Secret --cert-secret-name (created empty when missing) and injects the CA into both webhook
+// configurations; the process copies the certificate from the Secret into --cert-dir and serves
+// it from memory, so no Secret volume is needed. The webhooks are registered, and /readyz passes,
+// only once cert-controller reports the certificates ready. With --cert-management=external
+// the files in --cert-dir are served (and reloaded on change) and the webhooks are registered at
+// once.
+//
+// On stop, /readyz fails first and the server keeps serving for --shutdown-delay, so that
+// endpoints drop the pod before its listener closes; in-flight requests then get 30s to finish.
+func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid options: %w", err)
+	}
+	conf, err := LoadConfig(o.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	minTLS, _ := tlsVersion(o.TLSMinVersion)
+	log := logf.Log.WithName("kriguard")
+
+	var certs *secretCerts
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
+		c.MinVersion = minTLS
+		if !o.EnableHTTP2 {
+			c.NextProtos = []string{"http/1.1"}
+		}
+	}}
+	if o.CertManagement == CertManagementController {
+		certs = &secretCerts{
+			key: types.NamespacedName{Namespace: o.CertSecretNamespace, Name: o.CertSecretName},
+			dir: o.CertDir,
+			log: log.WithName("certs"),
+		}
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.GetCertificate = certs.GetCertificate })
+	}
+	server := crwebhook.NewServer(crwebhook.Options{
+		Host:     o.WebhookHost,
+		Port:     o.WebhookPort,
+		CertDir:  o.CertDir,
+		CertName: certName,
+		KeyName:  keyName,
+		TLSOpts:  tlsOpts,
+	})
+	grace := o.ShutdownDelay + drainTimeout
+	skipNameValidation := true
+	mgr, err := manager.New(cfg, manager.Options{
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		WebhookServer:           server,
+		GracefulShutdownTimeout: &grace,
+		Logger:                  log,
+		// Several managers may live in one process (tests); cert-controller's controller has a
+		// fixed name.
+		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+
+	ready := make(chan struct{})
+	if certs == nil {
+		close(ready)
+	} else {
+		if err := ensureSecret(cfg, mgr, certs.key); err != nil {
+			return nil, err
+		}
+		certs.reader = mgr.GetAPIReader()
+		if err := mgr.Add(certs); err != nil {
+			return nil, fmt.Errorf("adding certificate sync: %w", err)
+		}
+		err := rotator.AddRotator(mgr, &rotator.CertRotator{
+			SecretKey:      certs.key,
+			CertDir:        o.CertDir,
+			CertName:       certName,
+			KeyName:        keyName,
+			CAName:         "kriguard-ca",
+			CAOrganization: "kriguard",
+			DNSName:        o.dnsName(),
+			IsReady:        ready,
+			Webhooks: []rotator.WebhookInfo{
+				{Name: o.ValidatingWebhookConfiguration, Type: rotator.Validating},
+				{Name: o.MutatingWebhookConfiguration, Type: rotator.Mutating},
+			},
+			FieldOwner:            "kriguard",
+			RequireLeaderElection: false,
+			EnableReadinessCheck:  true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("adding cert-controller: %w", err)
+		}
+	}
+
+	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, log: log}); err != nil {
+		return nil, fmt.Errorf("adding webhook registration: %w", err)
+	}
+	drain := &drainer{delay: o.ShutdownDelay, log: log}
+	if err := mgr.Add(drain); err != nil {
+		return nil, fmt.Errorf("adding shutdown delay: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding healthz check: %w", err)
+	}
+	for name, check := range map[string]healthz.Checker{
+		"webhook":  server.StartedChecker(),
+		"certs":    closedChecker(ready, "certificates are not ready"),
+		"shutdown": drain.Check,
+	} {
+		if err := mgr.AddReadyzCheck(name, check); err != nil {
+			return nil, fmt.Errorf("adding readyz check %s: %w", name, err)
+		}
+	}
+	return mgr, nil
+}
+
+func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {
+	return func(*http.Request) error {
+		select {
+		case <-ch:
+			return nil
+		default:
+			return errors.New(msg)
+		}
+	}
+}
+
+// registrar registers the webhooks once the certificates are ready, the cert-controller way: a
+// request that arrives before is answered 404 by the server, which the API server treats as a
+// webhook failure, rather than served with a certificate the API server does not trust yet.
+type registrar struct {
+	server crwebhook.Server
+	ready  <-chan struct{}
+	conf   *Config
+	log    logr.Logger
+}
+
+func (r *registrar) NeedLeaderElection() bool { return false }
+
+func (r *registrar) Start(ctx context.Context) error {
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	r.server.Register(ValidatePath, &admission.Webhook{Handler: NewValidator(r.conf)})
+	r.server.Register(MutatePath, &admission.Webhook{Handler: NewMutator(r.conf)})
+	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath)
+	<-ctx.Done()
+	return nil
+}
+
+// drainer delays the stop of the webhook server. The manager stops runnables like this one
+// before it stops the webhook server, so while Start sleeps the server still serves; /readyz
+// fails from the first moment so that the pod leaves the Service's endpoints.
+type drainer struct {
+	delay    time.Duration
+	draining atomic.Bool
+	log      logr.Logger
+}
+
+func (d *drainer) NeedLeaderElection() bool { return false }
+
+func (d *drainer) Start(ctx context.Context) error {
+	<-ctx.Done()
+	d.draining.Store(true)
+	d.log.Info("shutting down: serving until the delay is over", "delay", d.delay.String())
+	time.Sleep(d.delay)
+	return nil
+}
+
+// Check is the readiness check: it fails once shutdown has begun.
+func (d *drainer) Check(*http.Request) error {
+	if d.draining.Load() {
+		return errors.New("shutting down")
+	}
+	return nil
+}
+
+// ensureSecret creates the (empty) Secret cert-controller fills when it does not exist yet:
+// cert-controller only updates it.
+func ensureSecret(cfg *rest.Config, mgr manager.Manager, key types.NamespacedName) error {
+	c, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = c.Get(ctx, key, &corev1.Secret{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading secret %s: %w", key, err)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "kriguard"}}}
+	if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating secret %s: %w", key, err)
+	}
+	return nil
+}
+
+// secretCerts serves the certificate cert-controller keeps in a Secret. It polls the Secret
+// through the API reader (one GET, no cluster-wide Secret informer), keeps the key pair in memory
+// for the TLS server and writes it into the certificate folder, where cert-controller's
+// readiness check looks for it. Writing the files ourselves means no Secret volume and no kubelet
+// sync delay, and it works on a bare API server (envtest).
+type secretCerts struct {
+	key     types.NamespacedName
+	dir     string
+	reader  client.Reader
+	log     logr.Logger
+	cert    atomic.Pointer[tls.Certificate]
+	certPEM []byte
+}
+
+func (s *secretCerts) NeedLeaderElection() bool { return false }
+
+// GetCertificate is the TLS server's certificate source.
+func (s *secretCerts) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c := s.cert.Load(); c != nil {
+		return c, nil
+	}
+	return nil, errors.New("serving certificate is not ready yet")
+}
+
+func (s *secretCerts) Start(ctx context.Context) error {
+	const fast, slow = time.Second, 10 * time.Second
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := s.sync(ctx); err != nil {
+			s.log.Error(err, "syncing serving certificate")
+		}
+		if s.cert.Load() == nil {
+			t.Reset(fast)
+		} else {
+			t.Reset(slow)
+		}
+	}
+}
+
+func (s *secretCerts) sync(ctx context.Context) error {
+	var secret corev1.Secret
+	if err := s.reader.Get(ctx, s.key, &secret); err != nil {
+		return fmt.Errorf("reading secret %s: %w", s.key, err)
+	}
+	certPEM, keyPEM := secret.Data[certName], secret.Data[keyName]
+	if len(certPEM) == 0 || len(keyPEM) == 0 || bytes.Equal(certPEM, s.certPEM) {
+		return nil
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("parsing key pair of secret %s: %w", s.key, err)
+	}
+	s.cert.Store(&pair)
+	s.certPEM = certPEM
+	s.log.Info("serving certificate loaded", "secret", s.key.String())
+	// Key first: a reader that sees the new certificate finds its key.
+	if err := writeFileAtomic(s.dir, keyName, keyPEM); err != nil {
+		return err
+	}
+	return writeFileAtomic(s.dir, certName, certPEM)
+}
+
+// writeFileAtomic replaces dir/name with data, unless it already holds data (a read-only
+// Secret volume mounted there is fine).
+func writeFileAtomic(dir, name string, data []byte) error {
+	if have, err := os.ReadFile(filepath.Join(dir, name)); err == nil && bytes.Equal(have, data) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating certificate folder: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}

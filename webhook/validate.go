@@ -1,0 +1,183 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// Validator is the handler of /validate: it rejects guarded objects whose names break a rule of
+// the naming core, with HTTP 422 and one cause per problem at the offending field.
+type Validator struct {
+	cfg *Config
+}
+
+var _ admission.Handler = (*Validator)(nil)
+
+// NewValidator returns the handler of /validate for c.
+func NewValidator(c *Config) admission.Handler { return &Validator{cfg: c} }
+
+// Handle decides one admission request.
+//
+// CREATE is checked in full. On UPDATE only the problems the update introduces count: a
+// problem the old object already had (same field, type and value) is let through with a warning,
+// so that objects admitted before the webhook existed can still be changed. DELETE, CONNECT and
+// unknown operations are always allowed, and their objects are not decoded.
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	g, done := v.cfg.triage(ctx, req)
+	if done != nil {
+		return *done
+	}
+	log := logf.FromContext(ctx)
+	label := g.gk.Kind
+
+	obj, err := decodeObject(req.Object, "object", g.gk)
+	if err != nil {
+		count(label, req.Operation, decisionError, g.enforcement)
+		log.Info("bad request", "error", err.Error())
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	_, _, errs := v.cfg.check(g, obj)
+	name := objectName(obj, req)
+
+	var warnings []string
+	if req.Operation == admissionv1.Update {
+		old, err := decodeObject(req.OldObject, "oldObject", g.gk)
+		if err != nil {
+			count(label, req.Operation, decisionError, g.enforcement)
+			log.Info("bad request", "error", err.Error())
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		_, _, oldErrs := v.cfg.check(g, old)
+		var kept field.ErrorList
+		errs, kept = introduced(errs, oldErrs)
+		for _, fe := range kept {
+			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
+		}
+	}
+
+	if len(errs) == 0 {
+		count(label, req.Operation, decisionAllowed, g.enforcement)
+		return admission.Allowed("").WithWarnings(warnings...)
+	}
+	switch g.enforcement {
+	case EnforcementWarn:
+		for _, fe := range errs {
+			warnings = append(warnings, warning(g.gk, name, fe, ""))
+		}
+		count(label, req.Operation, decisionWarned, g.enforcement)
+		log.Info("warned", "kind", g.gk.String(), "name", name, "causes", len(errs), "dryRun", isDryRun(req))
+		return admission.Allowed("").WithWarnings(warnings...)
+	case EnforcementDryRun:
+		count(label, req.Operation, decisionDryRun, g.enforcement)
+		log.Info("would deny", "kind", g.gk.String(), "name", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		return admission.Allowed("")
+	default:
+		count(label, req.Operation, decisionDenied, g.enforcement)
+		log.Info("denied", "kind", g.gk.String(), "name", name, "causes", len(errs), "dryRun", isDryRun(req))
+		return invalid(g.gk, name, errs).WithWarnings(warnings...)
+	}
+}
+
+// triage answers the requests that need no look at the object: requests without a body,
+// unguarded kinds and operations other than CREATE and UPDATE. It returns the guard of a request
+// that needs a decision, or the final response.
+func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, *admission.Response) {
+	if req.UID == "" && req.Operation == "" {
+		count(kindOfBrokenRequests, req.Operation, decisionError, "")
+		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
+		return nil, &r
+	}
+	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	g, ok := c.guards[gk]
+	if !ok {
+		// The webhook configuration sends a kind this configuration does not guard: let it
+		// through rather than break an unrelated kind, but say so.
+		count(unguardedKind, req.Operation, decisionAllowed, "")
+		logf.FromContext(ctx).Info("unguarded kind", "group", req.Kind.Group, "version", req.Kind.Version, "kind", req.Kind.Kind)
+		r := admission.Allowed("").WithWarnings(fmt.Sprintf(
+			"kriguard does not guard %s: the webhook configuration's rules and the kriguard configuration disagree",
+			schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}.String()))
+		return nil, &r
+	}
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+		return g, nil
+	}
+	count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+	r := admission.Allowed("")
+	return nil, &r
+}
+
+// decodeObject decodes one object of a request and checks that it is of the requested kind.
+func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind) (*unstructured.Unstructured, error) {
+	if len(raw.Raw) == 0 {
+		return nil, fmt.Errorf("admission request has no %s", what)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", what, err)
+	}
+	if got := obj.GroupVersionKind().GroupKind(); got != gk {
+		return nil, fmt.Errorf("%s is a %s, but the request is for %s", what, got.String(), gk.String())
+	}
+	return obj, nil
+}
+
+// introduced splits errs into the problems old does not have and the ones it has. Problems are
+// the same when field path, type and value are: details may mention computed values that an
+// unrelated change moves.
+func introduced(errs, old field.ErrorList) (added, kept field.ErrorList) {
+	if len(old) == 0 {
+		return errs, nil
+	}
+	have := make(map[string]bool, len(old))
+	for _, fe := range old {
+		have[problemKey(fe)] = true
+	}
+	for _, fe := range errs {
+		if have[problemKey(fe)] {
+			kept = append(kept, fe)
+		} else {
+			added = append(added, fe)
+		}
+	}
+	return added, kept
+}
+
+func problemKey(fe *field.Error) string {
+	return fmt.Sprintf("%s\x00%s\x00%#v", fe.Field, fe.Type, fe.BadValue)
+}
+
+// invalid builds the 422 response, the way the API server reports its own validation errors.
+func invalid(gk schema.GroupKind, name string, errs field.ErrorList) admission.Response {
+	st := apierrors.NewInvalid(gk, name, errs).Status()
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &st}}
+}
+
+func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {
+	return fmt.Sprintf("%s %q: %s%s", gk.String(), name, prefix, fe.Error())
+}
+
+// objectName is the name to report: the object's, else the request's, else its generateName.
+func objectName(obj *unstructured.Unstructured, req admission.Request) string {
+	if n := obj.GetName(); n != "" {
+		return n
+	}
+	if req.Name != "" {
+		return req.Name
+	}
+	return obj.GetGenerateName()
+}
+
+func isDryRun(req admission.Request) bool { return req.DryRun != nil && *req.DryRun }
