@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -126,59 +125,14 @@ func (s *Setup) URL(path string) string {
 	return "https://" + net.JoinHostPort(s.DNSName, strconv.Itoa(s.Port)) + path
 }
 
-// Prepare creates the webhook's namespace and the empty Secret cert-controller fills (as the Helm
-// chart does), and starts copying the Secret's certificate into CertDir until ctx ends (as the kubelet
-// does for a mounted Secret).
+// Prepare creates the webhook's namespace, which in a cluster exists before the webhook is
+// installed. The webhook itself creates the certificate Secret and fills CertDir.
 func (s *Setup) Prepare(ctx context.Context, c client.Client) error {
-	if err := os.MkdirAll(s.CertDir, 0o700); err != nil {
-		return fmt.Errorf("creating the certificate folder: %w", err)
-	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}}
 	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", s.Namespace, err)
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.SecretName}}
-	if err := c.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating secret %s/%s: %w", s.Namespace, s.SecretName, err)
-	}
-	go s.copyCerts(ctx, c)
 	return nil
-}
-
-// copyCerts keeps tls.crt and tls.key in CertDir equal to the Secret's until ctx ends.
-func (s *Setup) copyCerts(ctx context.Context, c client.Client) {
-	key := types.NamespacedName{Namespace: s.Namespace, Name: s.SecretName}
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		secret := &corev1.Secret{}
-		// Errors are transient here (the API server may be starting or stopping): try again.
-		if err := c.Get(ctx, key, secret); err == nil {
-			crt, k := secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey]
-			if len(crt) > 0 && len(k) > 0 {
-				// The key first: the certificate watcher reloads when tls.crt changes.
-				_ = writeIfChanged(filepath.Join(s.CertDir, corev1.TLSPrivateKeyKey), k)
-				_ = writeIfChanged(filepath.Join(s.CertDir, corev1.TLSCertKey), crt)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// writeIfChanged replaces path with data through a rename, so a reader never sees half a file.
-func writeIfChanged(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Register creates (or replaces) the validating and mutating webhook configurations. They guard every
