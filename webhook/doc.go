@@ -13,6 +13,7 @@
 //     MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": …
 //
 //     On UPDATE only the problems the update introduces are denied; DELETE is never blocked.
+//
 //   - NewMutator (/mutate) gives generateName objects their deterministic name on CREATE
 //     (Kuma's KDS hash-suffix name, or the Kong generated name when its inputs are in the
 //     object), keeping the original in kuma.io/display-name, and records every Kuma object's KRI

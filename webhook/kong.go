@@ -1,11 +1,86 @@
 package webhook
 
 import (
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming/kong"
 )
 
-// kongErrors and kongName wait for naming/kong.
-func kongErrors(kind string, obj *unstructured.Unstructured) field.ErrorList { return nil }
+var namePath = field.NewPath("metadata", "name")
 
-func kongName(kind string, obj *unstructured.Unstructured) string { return "" }
+// kongErrors checks a Kong object's name with naming/kong: a name that claims a generated shape
+// must have it, and the object-local relations must hold. This function only maps object fields
+// to the validators' inputs.
+func kongErrors(kind string, obj *unstructured.Unstructured) field.ErrorList {
+	name := obj.GetName()
+	switch kind {
+	case "KongRoute":
+		return kong.ValidateRouteName(name, namePath)
+	case "KongService":
+		return kong.ValidateServiceName(name, stringAt(obj, "spec", "host"), namePath)
+	case "KongUpstream":
+		return kong.ValidateUpstreamName(name, namePath)
+	case "KongTarget":
+		return kong.ValidateTargetName(name, stringAt(obj, "spec", "upstreamRef", "name"), namePath)
+	case "KongPlugin":
+		return kong.ValidatePluginName(name, namePath)
+	case "KongPluginBinding":
+		route, plugin := bindingRefs(obj)
+		return kong.ValidatePluginBindingName(name, route, plugin, namePath)
+	}
+	return nil
+}
+
+// kongName returns the generated name of a Kong object whose inputs are all in the object, or
+// "" when there is none: KongRoute, KongUpstream and KongTarget names need the HTTPRoute and its
+// endpoints, and a KongPlugin configured from a Secret (configFrom, configPatches) is not
+// identified by what the object holds.
+func kongName(kind string, obj *unstructured.Unstructured) string {
+	switch kind {
+	case "KongPluginBinding":
+		if route, plugin := bindingRefs(obj); route != "" && plugin != "" {
+			return kong.PluginBindingName(route, plugin)
+		}
+	case "KongService":
+		if host := stringAt(obj, "spec", "host"); host != "" {
+			if _, ok := kong.ParseUpstreamName(host); ok {
+				return host
+			}
+		}
+	case "KongPlugin":
+		plugin, _ := obj.Object["plugin"].(string)
+		_, hasFrom := obj.Object["configFrom"]
+		_, hasPatches := obj.Object["configPatches"]
+		if plugin == "" || hasFrom || hasPatches {
+			return ""
+		}
+		var config []byte
+		if c, ok := obj.Object["config"]; ok && c != nil {
+			b, err := json.Marshal(c)
+			if err != nil {
+				return ""
+			}
+			config = b
+		}
+		name, err := kong.PluginNameFor(plugin, config)
+		if err != nil {
+			return ""
+		}
+		return name
+	}
+	return ""
+}
+
+// bindingRefs returns the names of the route and plugin a KongPluginBinding binds.
+func bindingRefs(obj *unstructured.Unstructured) (route, plugin string) {
+	return stringAt(obj, "spec", "targets", "routeRef", "name"), stringAt(obj, "spec", "pluginRef", "name")
+}
+
+// stringAt returns the string at path in obj, or "" when there is none.
+func stringAt(obj *unstructured.Unstructured, path ...string) string {
+	v, _, _ := unstructured.NestedString(obj.Object, path...)
+	return v
+}
