@@ -229,3 +229,48 @@ func labelsMatch(m *dto.Metric, want map[string]string) bool {
 	}
 	return n == len(want)
 }
+
+// kongControlPlaneRef is the Konnect control plane every Kong object of the tests belongs to.
+func kongControlPlaneRef() map[string]any {
+	return map[string]any{"type": "konnectNamespacedRef", "konnectNamespacedRef": map[string]any{"name": "kong-cp"}}
+}
+
+// kongPluginBinding binds plugin to route.
+func kongPluginBinding(namespace, name, route, plugin string) *unstructured.Unstructured {
+	return object(kongAPIVersion, "KongPluginBinding", namespace, name, nil, map[string]any{
+		"controlPlaneRef": kongControlPlaneRef(),
+		"pluginRef":       map[string]any{"kind": "KongPlugin", "name": plugin},
+		"targets": map[string]any{"routeRef": map[string]any{
+			"group": "configuration.konghq.com", "kind": "KongRoute", "name": route,
+		}},
+	})
+}
+
+// kongService returns a KongService in front of host.
+func kongService(namespace, name, host string) *unstructured.Unstructured {
+	return object(kongAPIVersion, "KongService", namespace, name, nil, map[string]any{
+		"controlPlaneRef": kongControlPlaneRef(),
+		"host":            host,
+		"port":            int64(80),
+		"protocol":        "http",
+	})
+}
+
+// kongTarget returns a KongTarget of upstream.
+func kongTarget(namespace, name, upstream string) *unstructured.Unstructured {
+	return object(kongAPIVersion, "KongTarget", namespace, name, nil, map[string]any{
+		"upstreamRef": map[string]any{"name": upstream},
+		"target":      "10.0.0.12:8080",
+		"weight":      int64(100),
+	})
+}
+
+// kongPlugin returns a KongPlugin (configuration.konghq.com/v1: plugin and config at the top level).
+func kongPlugin(namespace, name, plugin string, config map[string]any) *unstructured.Unstructured {
+	u := object("configuration.konghq.com/v1", "KongPlugin", namespace, name, nil, nil)
+	u.Object["plugin"] = plugin
+	if config != nil {
+		u.Object["config"] = config
+	}
+	return u
+}
