@@ -131,6 +131,18 @@ func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind) (*
 	if got := obj.GroupVersionKind().GroupKind(); got != gk {
 		return nil, fmt.Errorf("%s is a %s, but the request is for %s", what, got.String(), gk.String())
 	}
+	// Unstructured's getters read a malformed label map as no labels at all, which would hide
+	// a label from the rules: refuse such objects instead.
+	for _, f := range []string{"labels", "annotations"} {
+		if _, _, err := unstructured.NestedStringMap(obj.Object, "metadata", f); err != nil {
+			return nil, fmt.Errorf("decoding %s: metadata.%s: %w", what, f, err)
+		}
+	}
+	for _, f := range []string{"name", "generateName", "namespace"} {
+		if _, _, err := unstructured.NestedString(obj.Object, "metadata", f); err != nil {
+			return nil, fmt.Errorf("decoding %s: metadata.%s: %w", what, f, err)
+		}
+	}
 	return obj, nil
 }
 

@@ -1,0 +1,737 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	jsonpatchapply "github.com/evanphx/json-patch/v5"
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
+	"github.com/kriguard/kriguard/naming/kong"
+)
+
+// obj is a test object: apiVersion, kind, metadata and the rest.
+type obj map[string]any
+
+func kuma(kind, ns, name string, labels map[string]string, rest obj) obj {
+	return object(KumaGroup+"/v1alpha1", kind, ns, name, labels, rest)
+}
+
+func kongObj(kind, name string, rest obj) obj {
+	v := "v1alpha1"
+	if kind == "KongPlugin" {
+		v = "v1"
+	}
+	return object(KongGroup+"/"+v, kind, "default", name, nil, rest)
+}
+
+func object(apiVersion, kind, ns, name string, labels map[string]string, rest obj) obj {
+	meta := map[string]any{}
+	if name != "" {
+		meta["name"] = name
+	}
+	if ns != "" {
+		meta["namespace"] = ns
+	}
+	if labels != nil {
+		l := map[string]any{}
+		for k, v := range labels {
+			l[k] = v
+		}
+		meta["labels"] = l
+	}
+	o := obj{"apiVersion": apiVersion, "kind": kind, "metadata": meta}
+	for k, v := range rest {
+		o[k] = v
+	}
+	return o
+}
+
+// with returns a copy of o with metadata.<key> set to v.
+func (o obj) with(key string, v any) obj {
+	c := deepCopy(o)
+	c["metadata"].(map[string]any)[key] = v
+	return c
+}
+
+func deepCopy(o obj) obj {
+	b, _ := json.Marshal(o)
+	var c obj
+	_ = json.Unmarshal(b, &c)
+	return c
+}
+
+func raw(o obj) runtime.RawExtension {
+	if o == nil {
+		return runtime.RawExtension{}
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		panic(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
+func request(op admissionv1.Operation, o, old obj) admission.Request {
+	src := o
+	if src == nil {
+		src = old
+	}
+	gv, err := schema.ParseGroupVersion(src["apiVersion"].(string))
+	if err != nil {
+		panic(err)
+	}
+	meta := src["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       types.UID("uid-1"),
+		Kind:      metav1.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: src["kind"].(string)},
+		Name:      name,
+		Namespace: ns,
+		Operation: op,
+		Object:    raw(o),
+		OldObject: raw(old),
+	}}
+}
+
+func spec(s obj) obj { return obj{"spec": s} }
+
+func targetRef(kind, section string) map[string]any {
+	r := map[string]any{"kind": kind}
+	if section != "" {
+		r["sectionName"] = section
+	}
+	return r
+}
+
+// cause is what a test expects of one Details.Causes entry.
+type cause struct {
+	field string
+	typ   metav1.CauseType
+	value string // a substring of the message
+}
+
+func mustConfig(t testing.TB, yaml string) *Config {
+	t.Helper()
+	c, err := ParseConfig([]byte(yaml))
+	if err != nil {
+		t.Fatalf("ParseConfig: %v", err)
+	}
+	return c
+}
+
+const header = "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\n"
+
+func TestValidator(t *testing.T) {
+	def := DefaultConfig()
+	good := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "mesh-1"}, nil)
+	badMesh := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil)
+	refs := kuma("MeshHTTPRoute", "kuma-system", "r1", nil, spec(obj{
+		"targetRef": targetRef("Dataplane", "Http_Port"),
+		"to": []any{
+			map[string]any{"targetRef": targetRef("MeshService", "ok")},
+			map[string]any{"targetRef": targetRef("MeshService", "")},
+			map[string]any{
+				"targetRef": targetRef("MeshService", "-bad"),
+				"rules": []any{map[string]any{"default": map[string]any{"backendRefs": []any{
+					targetRef("MeshService", "fine"),
+					targetRef("MeshService", "Port:80"),
+				}}}},
+			},
+		},
+		"from": []any{map[string]any{"targetRef": map[string]any{"kind": "Mesh", "sectionName": 8080}}},
+	}))
+
+	tests := []struct {
+		name     string
+		cfg      *Config
+		req      admission.Request
+		allowed  bool
+		code     int32
+		message  string // prefix of Result.Message
+		causes   []cause
+		warnings []string // substrings, one per warning
+	}{
+		{
+			name: "valid object", req: request(admissionv1.Create, good, nil), allowed: true, code: 200,
+		},
+		{
+			name: "bad mesh label", req: request(admissionv1.Create, badMesh, nil), code: 422,
+			message: `MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must `,
+			causes:  []cause{{"metadata.labels[kuma.io/mesh]", metav1.CauseTypeFieldValueInvalid, `"Mesh_1"`}},
+		},
+		{
+			name: "every problem at its field",
+			req: request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "Bad_Name",
+				map[string]string{naming.LabelMesh: "Mesh_1", naming.LabelZone: "-zone"}, nil), nil),
+			code: 422,
+			causes: []cause{
+				{"metadata.labels[kuma.io/mesh]", metav1.CauseTypeFieldValueInvalid, `"Mesh_1"`},
+				{"metadata.labels[kuma.io/zone]", metav1.CauseTypeFieldValueInvalid, `"-zone"`},
+				{"metadata.name", metav1.CauseTypeFieldValueInvalid, `"Bad_Name"`},
+			},
+		},
+		{
+			name: "sectionName of every target reference", req: request(admissionv1.Create, refs, nil), code: 422,
+			message: `MeshHTTPRoute.kuma.io "r1" is invalid: [`,
+			causes: []cause{
+				{"spec.from[0].targetRef.sectionName", metav1.CauseTypeFieldValueInvalid, "must be a string"},
+				{"spec.targetRef.sectionName", metav1.CauseTypeFieldValueInvalid, `"Http_Port"`},
+				{"spec.to[2].rules[0].default.backendRefs[1].sectionName", metav1.CauseTypeFieldValueInvalid, `"Port:80"`},
+				{"spec.to[2].targetRef.sectionName", metav1.CauseTypeFieldValueInvalid, `"-bad"`},
+			},
+		},
+		{
+			name: "global kind with a mesh",
+			req: request(admissionv1.Create, kuma("Mesh", "", "m1",
+				map[string]string{naming.LabelMesh: "default"}, nil), nil),
+			code:   422,
+			causes: []cause{{"metadata.labels[kuma.io/mesh]", metav1.CauseType("FieldValueForbidden"), "global-scoped"}},
+		},
+		{
+			name: "mesh-scoped kind without a mesh label is in mesh default",
+			req:  request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil), nil), allowed: true, code: 200,
+		},
+		{
+			name: "display name is the name",
+			req: request(admissionv1.Create, kuma("MeshService", "ns", "backend-abc",
+				map[string]string{naming.LabelDisplayName: "Backend"}, nil), nil),
+			code:   422,
+			causes: []cause{{"metadata.labels[kuma.io/display-name]", metav1.CauseTypeFieldValueInvalid, `"Backend"`}},
+		},
+		{
+			name: "KRI annotation that does not parse",
+			req: request(admissionv1.Create, good.with("annotations", map[string]any{naming.AnnotationKRI: "kri_mt_x"}), nil),
+			code:   422,
+			causes: []cause{{"metadata.annotations[kriguard.io/kri]", metav1.CauseTypeFieldValueInvalid, "must be a valid KRI"}},
+		},
+		{
+			name: "KRI annotation of another object",
+			req: request(admissionv1.Create, good.with("annotations", map[string]any{
+				naming.AnnotationKRI: "kri_mt_mesh-1__kuma-system_t2_"}), nil),
+			code: 422,
+			causes: []cause{{"metadata.annotations[kriguard.io/kri]", metav1.CauseTypeFieldValueInvalid,
+				`must equal the object's KRI "kri_mt_mesh-1__kuma-system_t1_"`}},
+		},
+		{
+			name: "KRI annotation that matches",
+			req: request(admissionv1.Create, good.with("annotations", map[string]any{
+				naming.AnnotationKRI: "kri_mt_mesh-1__kuma-system_t1_"}), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "MeshTrust origin KRI",
+			req: request(admissionv1.Create, kuma("MeshTrust", "kuma-system", "trust", nil, obj{
+				"status": map[string]any{"origin": map[string]any{"kri": "kri_mid_default__kuma-system_Identity_"}},
+			}), nil),
+			code:   422,
+			causes: []cause{{"status.origin.kri", metav1.CauseTypeFieldValueInvalid, "kri.name"}},
+		},
+		{
+			name: "update keeps a pre-existing problem",
+			req: request(admissionv1.Update, badMesh.with("annotations", map[string]any{"note": "changed"}), badMesh),
+			allowed: true, code: 200,
+			warnings: []string{`MeshTimeout.kuma.io "t1": pre-existing problem, allowed on update: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1"`},
+		},
+		{
+			name: "update denies only what it introduces",
+			req: request(admissionv1.Update, kuma("MeshTimeout", "kuma-system", "t1",
+				map[string]string{naming.LabelMesh: "Mesh_1", naming.LabelZone: "Zone_1"}, nil), badMesh),
+			code:     422,
+			causes:   []cause{{"metadata.labels[kuma.io/zone]", metav1.CauseTypeFieldValueInvalid, `"Zone_1"`}},
+			warnings: []string{"pre-existing problem, allowed on update: metadata.labels[kuma.io/mesh]"},
+		},
+		{
+			name: "update that changes a bad value is a new problem",
+			req: request(admissionv1.Update, kuma("MeshTimeout", "kuma-system", "t1",
+				map[string]string{naming.LabelMesh: "Mesh_2"}, nil), badMesh),
+			code:   422,
+			causes: []cause{{"metadata.labels[kuma.io/mesh]", metav1.CauseTypeFieldValueInvalid, `"Mesh_2"`}},
+		},
+		{
+			name: "update that fixes a problem", req: request(admissionv1.Update, good, badMesh), allowed: true, code: 200,
+		},
+		{
+			name: "delete is never blocked, nor decoded",
+			req: func() admission.Request {
+				r := request(admissionv1.Delete, nil, badMesh)
+				r.OldObject = runtime.RawExtension{Raw: []byte("{not json")}
+				return r
+			}(),
+			allowed: true, code: 200,
+		},
+		{
+			name: "connect is allowed", req: request(admissionv1.Connect, badMesh, nil), allowed: true, code: 200,
+		},
+		{
+			name: "unknown operation is allowed", req: request("PATCH", badMesh, nil), allowed: true, code: 200,
+		},
+		{
+			name: "unguarded kind is allowed with a warning",
+			req:  request(admissionv1.Create, object("v1", "ConfigMap", "ns", "Bad_Name", nil, nil), nil), allowed: true, code: 200,
+			warnings: []string{"kriguard does not guard ConfigMap"},
+		},
+		{
+			name: "warn enforcement",
+			cfg:  mustConfig(t, header+"kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, enforcement: warn}\n"),
+			req:  request(admissionv1.Create, badMesh, nil), allowed: true, code: 200,
+			warnings: []string{`MeshTimeout.kuma.io "t1": metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must `},
+		},
+		{
+			name: "dryrun enforcement",
+			cfg:  mustConfig(t, header+"defaultEnforcement: dryrun\n"),
+			req:  request(admissionv1.Create, badMesh, nil), allowed: true, code: 200,
+		},
+		{
+			name: "extra type from the configuration",
+			cfg: mustConfig(t, header+"types:\n- {kind: MeshWidget, shortName: mw, scope: Mesh}\n"+
+				"kinds:\n- {group: example.com, version: v1, kind: MeshWidget}\n"),
+			req: request(admissionv1.Create, object("example.com/v1", "MeshWidget", "ns", "w",
+				map[string]string{naming.LabelMesh: "M"}, nil), nil),
+			code:   422,
+			causes: []cause{{"metadata.labels[kuma.io/mesh]", metav1.CauseTypeFieldValueInvalid, `"M"`}},
+		},
+		{
+			name: "KongService named after its generated upstream host",
+			req: request(admissionv1.Create, kongObj("KongService", "cp431ef96.5a7cc34c",
+				spec(obj{"host": "cp431ef96.5a7cc34c"})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "KongService not named after its generated upstream host",
+			req: request(admissionv1.Create, kongObj("KongService", "my-service",
+				spec(obj{"host": "cp431ef96.5a7cc34c"})), nil),
+			code:   422,
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, `"cp431ef96.5a7cc34c"`}},
+		},
+		{
+			name: "KongTarget of another upstream",
+			req: request(admissionv1.Create, kongObj("KongTarget", "cp431ef96.5a7cc34c.46cb9d28",
+				spec(obj{"upstreamRef": map[string]any{"name": "cp431ef96.00000000"}})), nil),
+			code:   422,
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "upstream"}},
+		},
+		{
+			name: "KongPluginBinding of its route and plugin",
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-httproute-echo.cp431ef96.1b69eced.pl72ae1b9a",
+				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "default-httproute-echo.cp431ef96.1b69eced"}},
+					"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "KongPluginBinding of another plugin",
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-httproute-echo.cp431ef96.1b69eced.pl72ae1b9a",
+				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "default-httproute-echo.cp431ef96.1b69eced"}},
+					"pluginRef": map[string]any{"name": "pl00000000"}})), nil),
+			code:   422,
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "pl00000000"}},
+		},
+		{
+			name:   "KongRoute claiming the generated shape",
+			req:    request(admissionv1.Create, kongObj("KongRoute", "default-echo.cp431ef96", nil), nil),
+			code:   422,
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "generated KongRoute"}},
+		},
+		{
+			name:   "KongPlugin with a too long hash",
+			req:    request(admissionv1.Create, kongObj("KongPlugin", "pl123456789", obj{"plugin": "cors"}), nil),
+			code:   422,
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "generated KongPlugin"}},
+		},
+		{
+			name: "KongUpstream named freely", req: request(admissionv1.Create, kongObj("KongUpstream", "my-upstream", nil), nil),
+			allowed: true, code: 200,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			if cfg == nil {
+				cfg = def
+			}
+			resp := NewValidator(cfg).Handle(context.Background(), tt.req)
+			if resp.Allowed != tt.allowed {
+				t.Fatalf("Allowed = %v, want %v; result %+v", resp.Allowed, tt.allowed, resp.Result)
+			}
+			if resp.Result == nil || resp.Result.Code != tt.code {
+				t.Fatalf("Result = %+v, want code %d", resp.Result, tt.code)
+			}
+			if len(resp.Patches) != 0 || resp.Patch != nil {
+				t.Errorf("validator returned a patch: %v", resp.Patches)
+			}
+			if tt.code == 422 {
+				if resp.Result.Reason != metav1.StatusReasonInvalid {
+					t.Errorf("Reason = %q, want Invalid", resp.Result.Reason)
+				}
+				if !strings.HasPrefix(resp.Result.Message, tt.message) {
+					t.Errorf("Message = %q, want prefix %q", resp.Result.Message, tt.message)
+				}
+				assertCauses(t, resp.Result.Details, tt.causes)
+			}
+			if len(resp.Warnings) != len(tt.warnings) {
+				t.Fatalf("Warnings = %q, want %d matching %q", resp.Warnings, len(tt.warnings), tt.warnings)
+			}
+			for i, w := range tt.warnings {
+				if !strings.Contains(resp.Warnings[i], w) {
+					t.Errorf("Warnings[%d] = %q, want it to contain %q", i, resp.Warnings[i], w)
+				}
+			}
+		})
+	}
+}
+
+func assertCauses(t *testing.T, d *metav1.StatusDetails, want []cause) {
+	t.Helper()
+	if d == nil {
+		t.Fatalf("no Details")
+	}
+	if len(d.Causes) != len(want) {
+		t.Fatalf("Causes = %+v, want %d", d.Causes, len(want))
+	}
+	for i, w := range want {
+		c := d.Causes[i]
+		if c.Field != w.field || c.Type != w.typ || !strings.Contains(c.Message, w.value) {
+			t.Errorf("Causes[%d] = %+v, want field %s, type %s, message containing %q", i, c, w.field, w.typ, w.value)
+		}
+	}
+}
+
+// TestValidatorDryRunRequest shows that a request with dryRun set is answered exactly like the
+// same request without it, in every enforcement mode.
+func TestValidatorDryRunRequest(t *testing.T) {
+	bad := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil)
+	good := kuma("MeshTimeout", "kuma-system", "t1", nil, nil)
+	for _, e := range enforcements {
+		cfg := mustConfig(t, header+"defaultEnforcement: "+string(e)+"\n")
+		for _, o := range []obj{good, bad} {
+			real := request(admissionv1.Create, o, nil)
+			dry := request(admissionv1.Create, o, nil)
+			yes := true
+			dry.DryRun = &yes
+			a := NewValidator(cfg).Handle(context.Background(), real)
+			b := NewValidator(cfg).Handle(context.Background(), dry)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s: dry-run answer %+v differs from %+v", e, b, a)
+			}
+			m1 := NewMutator(cfg).Handle(context.Background(), real)
+			m2 := NewMutator(cfg).Handle(context.Background(), dry)
+			if !reflect.DeepEqual(m1, m2) {
+				t.Errorf("%s: dry-run patch %+v differs from %+v", e, m2, m1)
+			}
+		}
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	mt := kuma("MeshTimeout", "ns", "t1", nil, nil)
+	tests := []struct {
+		name string
+		req  admission.Request
+		want string
+	}{
+		{"no request", admission.Request{}, "admission review has no request"},
+		{"missing object", request(admissionv1.Create, nil, mt), "admission request has no object"},
+		{"missing old object", request(admissionv1.Update, mt, nil), "admission request has no oldObject"},
+		{"malformed object", func() admission.Request {
+			r := request(admissionv1.Create, mt, nil)
+			r.Object.Raw = []byte(`{"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout", "metadata": [`)
+			return r
+		}(), "decoding object: "},
+		{"object of another kind", func() admission.Request {
+			r := request(admissionv1.Create, mt, nil)
+			r.Object = raw(object("v1", "ConfigMap", "ns", "c", nil, nil))
+			return r
+		}(), "object is a ConfigMap, but the request is for MeshTimeout.kuma.io"},
+		{"object with a non-string label", func() admission.Request {
+			r := request(admissionv1.Create, mt.with("labels", map[string]any{"kuma.io/mesh": 7}), nil)
+			return r
+		}(), "decoding object: metadata.labels: "},
+		{"object with a non-string name", func() admission.Request {
+			r := request(admissionv1.Create, mt.with("name", 7), nil)
+			return r
+		}(), "decoding object: "},
+	}
+	for _, tt := range tests {
+		for _, h := range []admission.Handler{NewValidator(DefaultConfig()), NewMutator(DefaultConfig())} {
+			if _, ok := h.(*Mutator); ok && tt.req.Operation == admissionv1.Update {
+				continue // the mutator does not read the old object
+			}
+			t.Run(tt.name, func(t *testing.T) {
+				resp := h.Handle(context.Background(), tt.req)
+				if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusBadRequest {
+					t.Fatalf("response %+v, want a 400 error", resp.AdmissionResponse)
+				}
+				if !strings.HasPrefix(resp.Result.Message, tt.want) {
+					t.Errorf("Message = %q, want prefix %q", resp.Result.Message, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestHostileNames feeds values no API server would let through and checks that they get a
+// clear 422, never a panic.
+func TestHostileNames(t *testing.T) {
+	long := strings.Repeat("a", 100000)
+	tests := []struct {
+		name  string
+		o     obj
+		field string
+	}{
+		{"not UTF-8", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "m\xff\xfe"}, nil), "metadata.labels[kuma.io/mesh]"},
+		{"NUL byte", kuma("MeshTimeout", "ns", "t\x001", nil, nil), "metadata.name"},
+		{"very long", kuma("MeshTimeout", "ns", long, nil, nil), "metadata.name"},
+		{"KRI separator", kuma("MeshTimeout", "ns", "a_b", nil, nil), "metadata.name"},
+		{"unicode", kuma("MeshTimeout", "ns", "tïmeout", nil, nil), "metadata.name"},
+		{"deep spec", kuma("MeshTimeout", "ns", "t1", nil, spec(deep(2000))), "spec" + strings.Repeat(".a", 2000) + ".targetRef.sectionName"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
+			if resp.Allowed || resp.Result.Code != 422 || resp.Result.Details == nil || len(resp.Result.Details.Causes) == 0 {
+				t.Fatalf("response %+v, want 422", resp.Result)
+			}
+			if got := resp.Result.Details.Causes[0].Field; got != tt.field {
+				t.Errorf("cause at %s, want %s", got, tt.field)
+			}
+			m := NewMutator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
+			if strings.HasPrefix(tt.field, "metadata.") && len(m.Patches) != 0 {
+				t.Errorf("mutator patched an object whose KRI cannot be built: %v", m.Patches)
+			}
+		})
+	}
+}
+
+func deep(n int) obj {
+	var v any = map[string]any{"targetRef": targetRef("MeshService", "Bad")}
+	for i := 0; i < n; i++ {
+		v = map[string]any{"a": v}
+	}
+	return v.(map[string]any)
+}
+
+func TestMutator(t *testing.T) {
+	def := DefaultConfig()
+	labels := map[string]string{naming.LabelMesh: "default", naming.LabelZone: "east"}
+	gen := kuma("MeshTimeout", "kuma-demo", "", labels, nil).with("generateName", "backend-")
+	plugin := kongObj("KongPlugin", "", obj{"plugin": "rate-limiting", "config": map[string]any{"minute": 5}}).with("generateName", "rl-")
+	pluginName, err := kong.PluginNameFor("rate-limiting", []byte(`{"minute":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binding := kongObj("KongPluginBinding", "", spec(obj{
+		"targets":   map[string]any{"routeRef": map[string]any{"name": "default-echo.cp431ef96.1b69eced"}},
+		"pluginRef": map[string]any{"name": "pl72ae1b9a"}})).with("generateName", "binding-")
+
+	tests := []struct {
+		name string
+		cfg  *Config
+		req  admission.Request
+		want []jsonpatch.Operation
+	}{
+		{
+			// SPEC §2 vector: (default, backend, east, kuma-demo) → backend-4dv9w4x47w8w98v4.
+			name: "generateName gets the KDS name",
+			req:  request(admissionv1.Create, gen, nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: "backend-4dv9w4x47w8w98v4"},
+				{Operation: "add", Path: "/metadata/labels/kuma.io~1display-name", Value: "backend"},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_mt_default_east_kuma-demo_backend_"}},
+			},
+		},
+		{
+			name: "no labels map yet",
+			req:  request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "", nil, nil).with("generateName", "backend-"), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "backend", "kuma-demo")},
+				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "backend"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_mt_default__kuma-demo_backend_"}},
+			},
+		},
+		{
+			name: "display name label wins and is kept",
+			req: request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "",
+				map[string]string{naming.LabelDisplayName: "frontend"}, nil).with("generateName", "backend-").
+				with("annotations", map[string]any{"other": "x"}), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "frontend", "kuma-demo")},
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_mt_default__kuma-demo_frontend_"},
+			},
+		},
+		{
+			name: "global kind hashes no mesh and no namespace",
+			req:  request(admissionv1.Create, kuma("Mesh", "", "", nil, nil).with("generateName", "mesh-"), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("", "mesh")},
+				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "mesh"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_m____mesh_"}},
+			},
+		},
+		{
+			name: "named object only gets its KRI",
+			req:  request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}},
+			},
+		},
+		{
+			name: "correct annotation needs no patch",
+			req: request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil).
+				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}), nil),
+		},
+		{
+			name: "update recomputes the KRI",
+			req: request(admissionv1.Update, kuma("MeshService", "ns", "backend", map[string]string{naming.LabelMesh: "mesh-2"}, nil).
+				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}),
+				kuma("MeshService", "ns", "backend", nil, nil)),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_msvc_mesh-2__ns_backend_"},
+			},
+		},
+		{
+			name: "update never renames",
+			req: request(admissionv1.Update, kuma("MeshService", "ns", "", nil, nil).with("generateName", "x-"),
+				kuma("MeshService", "ns", "", nil, nil)),
+		},
+		{
+			name: "invalid KRI is left to validation",
+			req: request(admissionv1.Create, kuma("MeshTimeout", "ns", "", map[string]string{naming.LabelMesh: "Mesh_1"}, nil).
+				with("generateName", "t-"), nil),
+		},
+		{
+			name: "generateName that cannot be a name",
+			req:  request(admissionv1.Create, kuma("MeshTimeout", "ns", "", nil, nil).with("generateName", "-"), nil),
+		},
+		{
+			name: "dryrun kinds are not patched",
+			cfg:  mustConfig(t, header+"defaultEnforcement: dryrun\n"),
+			req:  request(admissionv1.Create, gen, nil),
+		},
+		{
+			name: "warn kinds are patched",
+			cfg:  mustConfig(t, header+"defaultEnforcement: warn\n"),
+			req:  request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}},
+			},
+		},
+		{
+			name: "KongPlugin named from type and config",
+			req:  request(admissionv1.Create, plugin, nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: pluginName},
+				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "rl"}},
+			},
+		},
+		{
+			name: "KongPlugin configured from a secret keeps its random name",
+			req:  request(admissionv1.Create, kongObj("KongPlugin", "", obj{"plugin": "acl", "configFrom": map[string]any{}}).with("generateName", "p-"), nil),
+		},
+		{
+			name: "KongPluginBinding named from its refs",
+			req:  request(admissionv1.Create, binding, nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: "default-echo.cp431ef96.1b69eced.pl72ae1b9a"},
+				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "binding"}},
+			},
+		},
+		{
+			name: "KongService named after its generated upstream",
+			req:  request(admissionv1.Create, kongObj("KongService", "", spec(obj{"host": "cp431ef96.5a7cc34c"})).with("generateName", "svc-"), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: "cp431ef96.5a7cc34c"},
+				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "svc"}},
+			},
+		},
+		{
+			name: "KongService with a plain host",
+			req:  request(admissionv1.Create, kongObj("KongService", "", spec(obj{"host": "example.com"})).with("generateName", "svc-"), nil),
+		},
+		{
+			name: "KongRoute needs its HTTPRoute",
+			req:  request(admissionv1.Create, kongObj("KongRoute", "", nil).with("generateName", "r-"), nil),
+		},
+		{
+			name: "named Kong objects are not touched",
+			req:  request(admissionv1.Create, kongObj("KongPlugin", "my-plugin", obj{"plugin": "cors"}), nil),
+		},
+		{
+			name: "delete", req: request(admissionv1.Delete, nil, gen),
+		},
+		{
+			name: "unguarded kind",
+			req:  request(admissionv1.Create, object("v1", "ConfigMap", "ns", "", nil, nil).with("generateName", "c-"), nil),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			if cfg == nil {
+				cfg = def
+			}
+			resp := NewMutator(cfg).Handle(context.Background(), tt.req)
+			if !resp.Allowed {
+				t.Fatalf("not allowed: %+v", resp.Result)
+			}
+			if !reflect.DeepEqual(resp.Patches, tt.want) && !(len(resp.Patches) == 0 && len(tt.want) == 0) {
+				t.Fatalf("Patches =\n%v\nwant\n%v", resp.Patches, tt.want)
+			}
+			if len(tt.want) == 0 {
+				return
+			}
+			assertPatchTouchesOnly(t, tt.req.Object.Raw, resp)
+		})
+	}
+}
+
+// assertPatchTouchesOnly applies the patch as the API server would and checks that only the
+// name, the display-name label and the KRI annotation changed.
+func assertPatchTouchesOnly(t *testing.T, original []byte, resp admission.Response) {
+	t.Helper()
+	if err := resp.Complete(admission.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
+		t.Fatalf("PatchType = %v", resp.PatchType)
+	}
+	p, err := jsonpatchapply.DecodePatch(resp.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := p.Apply(original)
+	if err != nil {
+		t.Fatalf("applying %s: %v", resp.Patch, err)
+	}
+	var before, after obj
+	_ = json.Unmarshal(original, &before)
+	_ = json.Unmarshal(patched, &after)
+	for _, o := range []obj{before, after} {
+		m := o["metadata"].(map[string]any)
+		delete(m, "name")
+		for _, k := range []string{"labels", "annotations"} {
+			if l, ok := m[k].(map[string]any); ok {
+				delete(l, naming.LabelDisplayName)
+				delete(l, naming.AnnotationKRI)
+				if len(l) == 0 {
+					delete(m, k)
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("patch %s changed more than name, display name and KRI:\nbefore %v\nafter  %v", resp.Patch, before, after)
+	}
+}
