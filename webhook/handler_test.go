@@ -213,8 +213,8 @@ func TestValidator(t *testing.T) {
 			causes: []cause{{"metadata.labels[kuma.io/display-name]", metav1.CauseTypeFieldValueInvalid, `"Backend"`}},
 		},
 		{
-			name: "KRI annotation that does not parse",
-			req: request(admissionv1.Create, good.with("annotations", map[string]any{naming.AnnotationKRI: "kri_mt_x"}), nil),
+			name:   "KRI annotation that does not parse",
+			req:    request(admissionv1.Create, good.with("annotations", map[string]any{naming.AnnotationKRI: "kri_mt_x"}), nil),
 			code:   422,
 			causes: []cause{{"metadata.annotations[kriguard.io/kri]", metav1.CauseTypeFieldValueInvalid, "must be a valid KRI"}},
 		},
@@ -241,8 +241,8 @@ func TestValidator(t *testing.T) {
 			causes: []cause{{"status.origin.kri", metav1.CauseTypeFieldValueInvalid, "kri.name"}},
 		},
 		{
-			name: "update keeps a pre-existing problem",
-			req: request(admissionv1.Update, badMesh.with("annotations", map[string]any{"note": "changed"}), badMesh),
+			name:    "update keeps a pre-existing problem",
+			req:     request(admissionv1.Update, badMesh.with("annotations", map[string]any{"note": "changed"}), badMesh),
 			allowed: true, code: 200,
 			warnings: []string{`MeshTimeout.kuma.io "t1": pre-existing problem, allowed on update: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1"`},
 		},
