@@ -1,0 +1,260 @@
+package webhook
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	c := DefaultConfig()
+	kinds := c.GuardedKinds()
+	if len(kinds) != len(kumaKinds)+6 {
+		t.Fatalf("%d guarded kinds, want %d", len(kinds), len(kumaKinds)+6)
+	}
+	for _, k := range kinds {
+		if k.Enforcement != EnforcementDeny {
+			t.Errorf("%s: enforcement %q, want deny", k.Kind, k.Enforcement)
+		}
+		switch k.Group {
+		case KumaGroup:
+			rt, ok := naming.Default.ByKind(k.Kind)
+			if !ok || k.Version != "v1alpha1" || k.ShortName != rt.ShortName || k.Scope != rt.Scope.String() {
+				t.Errorf("Kuma kind %+v does not match the registry (%+v, %v)", k, rt, ok)
+			}
+		case KongGroup:
+			want := "v1alpha1"
+			if k.Kind == "KongPlugin" {
+				want = "v1"
+			}
+			if k.Version != want || k.ShortName != "" {
+				t.Errorf("Kong kind %+v, want version %s and no short name", k, want)
+			}
+		default:
+			t.Errorf("unexpected group in %+v", k)
+		}
+	}
+	for _, gk := range []schema.GroupKind{{Group: KumaGroup, Kind: "MeshInsight"}, {Group: KumaGroup, Kind: "ContainerPatch"}} {
+		if _, ok := c.Enforcement(gk); ok {
+			t.Errorf("%s is guarded: it has no KRI", gk)
+		}
+	}
+}
+
+// TestDefaultKumaKindsHaveCRDs checks the built-in list against the upstream CRDs when the
+// reference folder is there: every kind with a short name (a KRI type) is guarded.
+func TestDefaultKumaKindsHaveCRDs(t *testing.T) {
+	dir := "../../shared/crds/kuma"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if len(files) == 0 {
+		t.Skip("no upstream CRDs in " + dir)
+	}
+	c := DefaultConfig()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := yamlLine(string(b), "    kind: ")
+		hasShort := strings.Contains(string(b), "    shortNames:")
+		_, guarded := c.Enforcement(schema.GroupKind{Group: KumaGroup, Kind: kind})
+		if hasShort != guarded {
+			t.Errorf("%s: kind %s has short names %v, guarded %v", filepath.Base(f), kind, hasShort, guarded)
+		}
+	}
+}
+
+func yamlLine(doc, prefix string) string {
+	for _, line := range strings.Split(doc, "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		err  string // substring; "" = valid
+		gk   schema.GroupKind
+		want Enforcement
+	}{
+		{name: "minimal", yaml: header, gk: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, want: EnforcementDeny},
+		{
+			name: "default enforcement", yaml: header + "defaultEnforcement: warn\n",
+			gk: schema.GroupKind{Group: KongGroup, Kind: "KongRoute"}, want: EnforcementWarn,
+		},
+		{
+			name: "kind override",
+			yaml: header + "defaultEnforcement: warn\nkinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, shortName: mt, scope: Mesh, enforcement: dryrun}\n",
+			gk:   schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, want: EnforcementDryRun,
+		},
+		{
+			name: "old kind known to the registry",
+			yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshGateway}\n",
+			gk:   schema.GroupKind{Group: KumaGroup, Kind: "MeshGateway"}, want: EnforcementDeny,
+		},
+		{
+			name: "new kind registered from its entry",
+			yaml: header + "kinds:\n- {group: example.com, version: v1, kind: MeshGadget, shortName: mgad, scope: Global, enforcement: warn}\n",
+			gk:   schema.GroupKind{Group: "example.com", Kind: "MeshGadget"}, want: EnforcementWarn,
+		},
+		{
+			name: "the example of the contract",
+			yaml: header + `defaultEnforcement: deny
+types:
+  - kind: MeshWidget
+    shortName: mw
+    scope: Mesh
+kinds:
+  - group: kuma.io
+    version: v1alpha1
+    kind: MeshTimeout
+    shortName: mt
+    scope: Mesh
+    enforcement: warn
+`,
+			gk: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, want: EnforcementWarn,
+		},
+		{
+			name: "unsupported enforcement",
+			yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout}\n- {group: kuma.io, version: v1alpha1, kind: MeshRetry}\n" +
+				"- {group: kuma.io, version: v1alpha1, kind: MeshTrace}\n- {group: kuma.io, version: v1alpha1, kind: MeshTLS, enforcement: block}\n",
+			err: `kinds[3].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"`,
+		},
+		{name: "unknown field", yaml: header + "defaultEnforcment: warn\n", err: `unknown field "defaultEnforcment"`},
+		{name: "unknown nested field", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, mode: warn}\n", err: `unknown field "mode"`},
+		{name: "duplicate key", yaml: header + "defaultEnforcement: warn\ndefaultEnforcement: deny\n", err: `key "defaultEnforcement" already set`},
+		{name: "wrong apiVersion", yaml: "apiVersion: v1\nkind: Configuration\n", err: `apiVersion: Unsupported value: "v1": supported values: "kriguard.io/v1alpha1"`},
+		{name: "missing kind", yaml: "apiVersion: kriguard.io/v1alpha1\n", err: "kind: Required value"},
+		{name: "bad default enforcement", yaml: header + "defaultEnforcement: strict\n", err: `defaultEnforcement: Unsupported value: "strict"`},
+		{name: "type without short name", yaml: header + "types:\n- {kind: MeshWidget, scope: Mesh}\n", err: "types[0].shortName: Required value"},
+		{name: "type with a bad short name", yaml: header + "types:\n- {kind: MeshWidget, shortName: M_W, scope: Mesh}\n", err: `types[0].shortName: Invalid value: "M_W"`},
+		{name: "type with a bad scope", yaml: header + "types:\n- {kind: MeshWidget, shortName: mw, scope: Zone}\n", err: `types[0].scope: Unsupported value: "Zone": supported values: "Global", "Mesh"`},
+		{name: "type clashing with Kuma", yaml: header + "types:\n- {kind: MeshWidget, shortName: mt, scope: Mesh}\n", err: `types[0]: Invalid value: "MeshWidget": short name "mt" is already registered for kind "MeshTimeout"`},
+		{name: "unknown kind without a type", yaml: header + "kinds:\n- {group: example.com, version: v1, kind: Gizmo}\n", err: "kinds[0].shortName: Required value"},
+		{name: "known kind with another short name", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, shortName: tm}\n", err: `kinds[0].shortName: Invalid value: "tm": kind MeshTimeout is registered with short name "mt"`},
+		{name: "known kind with another scope", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: Mesh, scope: Mesh}\n", err: `kinds[0].scope: Invalid value: "Mesh": kind Mesh is registered with scope Global`},
+		{name: "unknown Kong kind", yaml: header + "kinds:\n- {group: configuration.konghq.com, version: v1, kind: KongConsumer}\n", err: `kinds[0].kind: Unsupported value: "KongConsumer"`},
+		{name: "Kong kind with a short name", yaml: header + "kinds:\n- {group: configuration.konghq.com, version: v1, kind: KongPlugin, shortName: kp}\n", err: "kinds[0].shortName: Forbidden: Kong kinds have no KRI"},
+		{name: "duplicate kind", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout}\n- {group: kuma.io, version: v1alpha2, kind: MeshTimeout}\n", err: `kinds[1]: Duplicate value: "MeshTimeout.kuma.io"`},
+		{name: "missing group and version", yaml: header + "kinds:\n- {kind: MeshTimeout}\n", err: "kinds[0].group: Required value, kinds[0].version: Required value"},
+		{name: "not YAML", yaml: "{[", err: "decoding: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.yaml))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := c.Enforcement(tt.gk); !ok || got != tt.want {
+				t.Errorf("Enforcement(%s) = %q, %v; want %q", tt.gk, got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigTypesDoNotLeak(t *testing.T) {
+	c := mustConfig(t, header+"types:\n- {kind: MeshWidget, shortName: mw, scope: Mesh}\n")
+	if _, ok := c.Registry().ByShortName("mw"); !ok {
+		t.Fatal("configured type not registered")
+	}
+	if _, ok := naming.Default.ByShortName("mw"); ok {
+		t.Fatal("configured type leaked into naming.Default")
+	}
+	if _, ok := DefaultConfig().Registry().ByShortName("mw"); ok {
+		t.Fatal("configured type leaked into the defaults")
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	c, err := LoadConfig("")
+	if err != nil || len(c.GuardedKinds()) != len(DefaultConfig().GuardedKinds()) {
+		t.Fatalf("LoadConfig(\"\") = %v, %v; want the defaults", c, err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, []byte(header+"kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, enforcement: block}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadConfig(path)
+	want := "configuration " + path + `: kinds[0].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("LoadConfig = %v, want %q", err, want)
+	}
+	if _, err := LoadConfig(filepath.Join(dir, "missing.yaml")); err == nil || !strings.HasPrefix(err.Error(), "reading configuration: ") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "kriguard-system")
+	var o Options
+	fs := flag.NewFlagSet("webhook", flag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.CertSecretNamespace != "kriguard-system" || o.WebhookPort != 9443 || o.TLSMinVersion != "1.3" ||
+		o.ShutdownDelay != 5*time.Second || o.EnableHTTP2 || o.CertManagement != CertManagementController {
+		t.Fatalf("defaults: %+v", o)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	if got := o.dnsName(); got != "kriguard-webhook.kriguard-system.svc" {
+		t.Errorf("dnsName = %q", got)
+	}
+
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--webhook-port=0"}, "--webhook-port: 0 is not a port number"},
+		{[]string{"--cert-management=manual"}, `--cert-management: unsupported value "manual"`},
+		{[]string{"--cert-secret-namespace="}, "--cert-secret-namespace: required with --cert-management=cert-controller"},
+		{[]string{"--cert-secret-name="}, "--cert-secret-name: required"},
+		{[]string{"--validating-webhook-configuration="}, "--validating-webhook-configuration: required"},
+		{[]string{"--mutating-webhook-configuration="}, "--mutating-webhook-configuration: required"},
+		{[]string{"--tls-min-version=1.1"}, `--tls-min-version: unsupported value "1.1"`},
+		{[]string{"--shutdown-delay=-1s"}, "--shutdown-delay: -1s is negative"},
+		{[]string{"--cert-dir="}, "--cert-dir: must not be empty"},
+		{[]string{"--cert-management=external", "--cert-secret-namespace="}, ""},
+		{[]string{"--tls-min-version=1.2", "--enable-http2", "--shutdown-delay=0"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var o Options
+			fs := flag.NewFlagSet("webhook", flag.ContinueOnError)
+			o.BindFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Validate()
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("Validate = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
