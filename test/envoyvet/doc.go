@@ -11,7 +11,8 @@
 //
 //	// krilint: RULE
 //
-// and the lines reported only with -strict carry
+// optionally followed by the Envoy field, in brackets, that the message must name; the lines reported only
+// with -strict carry
 //
 //	// krilint(strict): RULE
 //

@@ -7,8 +7,12 @@
 //	Name: "inbound:10.0.0.1:8080", // krilint: colon
 //	Name: "inbound-8080",          // krilint(strict): legacy
 //
-// The first form is expected in every mode, the second only with -strict. Several rules may be listed,
-// separated by commas, when one line holds several findings. A line without a marker must stay quiet.
+//	builders.NewInboundListener("lazy:" + s.Name) // krilint: colon [Listener.Name]
+//
+// The first form is expected in every mode, the second only with -strict. A field in brackets is the
+// Envoy field the message must name, where the value finally lands (alternatives separated by '|').
+// Several rules may be listed, separated by commas, when one line holds several findings. A line without
+// a marker must stay quiet.
 //
 // The package holds no code besides its tests; it exists so that `go test ./...` from the repository root
 // runs them.

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -55,21 +58,37 @@ func TestVetTool(t *testing.T) {
 }
 
 // TestVetToolJSON runs the same with -json, which also carries each finding's rule as its category, and
-// checks the fixes and related information that a user sees.
+// checks the fixes and the Envoy field each message names.
 func TestVetToolJSON(t *testing.T) {
-	krilint := buildKrilint(t)
 	dir := fixtureDir(t)
-	want := markers(t, dir, false)
+	fields := fieldsAt{}
+	want := markersWithFields(t, dir, false, fields)
+	diags := vetJSON(t, dir)
+	compare(t, "go vet -json -vettool=krilint", want, findingsOf(diags))
+	checkDetails(t, dir, diags)
+	checkFields(t, diags, fields)
+}
 
+// TestRelatedPath checks the path that findings list as related information (issue 7): every finding
+// whose value travels through functions of another package lists the steps, and each step points into
+// the function it names.
+func TestRelatedPath(t *testing.T) {
+	dir := fixtureDir(t)
+	checkRelated(t, dir, vetJSON(t, dir))
+}
+
+// vetJSON runs `go vet -json -vettool=krilint ./...` in the fixture.
+func vetJSON(t *testing.T, dir string) []diagnostic {
+	t.Helper()
+	krilint := buildKrilint(t)
 	cmd := goCommand(dir, "vet", "-json", "-vettool="+krilint, "./...")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go vet -json -vettool=krilint: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
 	}
-	diags := parseJSONTrees(t, dir, stderr.Bytes())
-	compare(t, "go vet -json -vettool=krilint", want, findingsOf(diags))
-	checkDetails(t, dir, diags)
+	// Go 1.26's go vet -json passes the tool's JSON through on stdout, one tree per package.
+	return parseJSONTrees(t, dir, stdout.Bytes())
 }
 
 // TestStandalone runs krilint as its own driver, `krilint -json ./...`, which loads the packages with
@@ -121,12 +140,27 @@ func TestMarkers(t *testing.T) {
 	}
 }
 
-// markerRE matches "// krilint: colon" and "// krilint(strict): legacy, colon".
-var markerRE = regexp.MustCompile(`//\s*krilint(\(strict\))?:\s*([a-z-]+(?:\s*,\s*[a-z-]+)*)\s*$`)
+// markerRE matches "// krilint: colon", "// krilint(strict): legacy, colon" and
+// "// krilint: colon [Listener.Name]" (the Envoy field the message must name; alternatives split by '|').
+var markerRE = regexp.MustCompile(`//\s*krilint(\(strict\))?:\s*(` + markerItem + `(?:\s*,\s*` + markerItem + `)*)\s*$`)
+
+const markerItem = `[a-z-]+(?:\s*\[[A-Za-z0-9_.|]+\])?`
+
+// markerItemRE splits one item of a marker into its rule and its optional fields.
+var markerItemRE = regexp.MustCompile(`^([a-z-]+)(?:\s*\[([A-Za-z0-9_.|]+)\])?$`)
+
+// fieldsAt holds the Envoy fields a marker names, by finding.
+type fieldsAt map[finding][]string
 
 // markers reads the expected findings from the fixture's comments; with strict it includes the
 // strict-only ones.
 func markers(t *testing.T, dir string, strict bool) []finding {
+	t.Helper()
+	return markersWithFields(t, dir, strict, nil)
+}
+
+// markersWithFields is markers that also fills fields with the Envoy fields the markers name.
+func markersWithFields(t *testing.T, dir string, strict bool, fields fieldsAt) []finding {
 	t.Helper()
 	var out []finding
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -157,8 +191,13 @@ func markers(t *testing.T, dir string, strict bool) []finding {
 			if m[1] != "" && !strict {
 				continue
 			}
-			for _, rule := range strings.Split(m[2], ",") {
-				out = append(out, finding{File: filepath.ToSlash(rel), Line: i + 1, Rule: strings.TrimSpace(rule)})
+			for _, item := range strings.Split(m[2], ",") {
+				im := markerItemRE.FindStringSubmatch(strings.TrimSpace(item))
+				f := finding{File: filepath.ToSlash(rel), Line: i + 1, Rule: im[1]}
+				out = append(out, f)
+				if im[2] != "" && fields != nil {
+					fields[f] = strings.Split(im[2], "|")
+				}
 			}
 		}
 		return nil
@@ -262,6 +301,13 @@ func parseVetText(t *testing.T, dir string, out []byte) []finding {
 		m := vetLineRE.FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("go vet printed a line that is not a finding: %q\nfull output:\n%s", line, out)
+		}
+		if strings.HasPrefix(m[4], "\t") {
+			// Related information: go vet prints each step of the path under its finding, indented.
+			if len(got) == 0 {
+				t.Fatalf("go vet printed related information before any finding: %q", line)
+			}
+			continue
 		}
 		file, n := position(t, dir, m[1]+":"+m[2]+":"+m[3])
 		got = append(got, finding{File: file, Line: n})
@@ -428,6 +474,9 @@ func TestMarkerSyntax(t *testing.T) {
 		{`	Name: "a:b", // krilint: colon`, false, "colon"},
 		{`	Name: "kri_x:y", // krilint: colon, not-kri`, false, "colon, not-kri"},
 		{`	Name: "legacy", // krilint(strict): legacy`, true, "legacy"},
+		{`	Name: x, // krilint: colon [Listener.Name]`, false, "colon [Listener.Name]"},
+		{`	Name: x, // krilint: colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri`, false, "colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri"},
+		{`	Name: x, // krilint: colon [Listener Name]`, false, ""},
 		{`	Name: "a", // krilint: Colon`, false, ""},
 		{`	Name: "a", // krilint colon`, false, ""},
 		{`	Name: "a", // not a marker: krilint: colon trailing text`, false, ""},
@@ -449,4 +498,106 @@ func TestMarkerSyntax(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkFields checks that a finding names the Envoy field its marker names: the field the value finally
+// lands in, which for a builder argument is in another package (issue 7).
+func checkFields(t *testing.T, diags []diagnostic, fields fieldsAt) {
+	t.Helper()
+	if len(fields) == 0 {
+		t.Fatal("no marker names a field; the fixture lost them")
+	}
+	for _, d := range diags {
+		want, ok := fields[d.at]
+		if !ok {
+			continue
+		}
+		named := false
+		for _, f := range want {
+			named = named || strings.Contains(d.Message, f)
+		}
+		if !named {
+			t.Errorf("%s: message %q names none of the fields %v", d.at, d.Message, want)
+		}
+	}
+}
+
+// checkRelated checks the path a finding lists as related information (issue 7): a finding whose value
+// travels through another function lists the steps, and a step "F writes …" points into F, so that a
+// user who follows it lands on the write.
+func checkRelated(t *testing.T, dir string, diags []diagnostic) {
+	t.Helper()
+	funcs := fixtureFuncs(t, dir)
+	for _, d := range diags {
+		if strings.Contains(d.Message, " through ") && len(d.Related) == 0 {
+			t.Errorf("%s: the value reaches its field through other functions but no step is listed: %s", d.at, d.Message)
+		}
+		for _, r := range d.Related {
+			file, line := position(t, dir, r.Posn)
+			name, _, ok := strings.Cut(strings.TrimSpace(r.Message), " writes ")
+			if !ok {
+				continue
+			}
+			fn, known := funcs[name]
+			if !known {
+				t.Errorf("%s: step %q names a function the fixture does not declare", d.at, r.Message)
+				continue
+			}
+			if file != fn.File || line < fn.Line || line > fn.EndLine {
+				t.Errorf("%s: step %q is at %s:%d, outside %s (%s:%d-%d)", d.at, r.Message, file, line, name, fn.File, fn.Line, fn.EndLine)
+			}
+		}
+	}
+}
+
+type funcSpan struct {
+	File          string
+	Line, EndLine int
+}
+
+// fixtureFuncs indexes the fixture's functions by the names diagnostics give them: "pkg.Func",
+// "(*pkg.Type).Method" or "(pkg.Type).Method".
+func fixtureFuncs(t *testing.T, dir string) map[string]funcSpan {
+	t.Helper()
+	out := map[string]funcSpan{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			name := f.Name.Name + "." + fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) == 1 {
+				typ, star := fd.Recv.List[0].Type, ""
+				if s, ok := typ.(*ast.StarExpr); ok {
+					typ, star = s.X, "*"
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					name = "(" + star + f.Name.Name + "." + id.Name + ")." + fd.Name.Name
+				}
+			}
+			out[name] = funcSpan{
+				File:    filepath.ToSlash(rel),
+				Line:    fset.Position(fd.Pos()).Line,
+				EndLine: fset.Position(fd.End()).Line,
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("parsing the fixture: %v", err)
+	}
+	return out
 }

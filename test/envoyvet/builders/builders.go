@@ -4,6 +4,8 @@
 package builders
 
 import (
+	"strings"
+
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -51,6 +53,12 @@ func (b *ListenerBuilder) Build() *listenerv3.Listener {
 // NewInboundListener passes its name on to another sink parameter.
 func NewInboundListener(name string) *listenerv3.Listener {
 	return NewListenerBuilder("v3", name).Build()
+}
+
+// NewSanitizedListener sanitizes its name itself: its parameter does not reach the sink by copies, so its
+// callers may pass anything.
+func NewSanitizedListener(name string) *listenerv3.Listener {
+	return &listenerv3.Listener{Name: strings.ReplaceAll(name, ":", "_")}
 }
 
 // ClusterBuilder builds a Cluster and its load assignment from one name.

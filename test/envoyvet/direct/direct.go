@@ -19,6 +19,11 @@ import (
 // adminListener is a named constant: krilint reads its value from type information.
 const adminListener = "admin:9901"
 
+// ClusterName is a named string type; its constants are still read from type information.
+type ClusterName string
+
+const legacyCluster ClusterName = "legacy:cluster"
+
 const (
 	meshName     = "mesh-1"
 	kriSeparator = "_"
@@ -62,7 +67,9 @@ func Clusters(service string, port int) []*clusterv3.Cluster {
 	built := &clusterv3.Cluster{
 		Name: strings.Join([]string{"kri", "msvc", meshName, "", "kuma-demo", service, ""}, kriSeparator),
 	}
-	return []*clusterv3.Cluster{good, short, joined, internal, upper, built}
+	typed := &clusterv3.Cluster{Name: string(legacyCluster)}                 // krilint: colon
+	sprint := &clusterv3.Cluster{Name: fmt.Sprint("outbound", ":", service)} // krilint: colon
+	return []*clusterv3.Cluster{good, short, joined, internal, upper, built, typed, sprint}
 }
 
 // Endpoints covers ClusterLoadAssignment.ClusterName.

@@ -32,20 +32,33 @@ func (s Service) port() string { return strconv.FormatUint(uint64(s.Port), 10) }
 // written into Listener.Name by Build in another package.
 func InboundListener(s Service) *listenerv3.Listener {
 	return builders.NewListenerBuilder("v3",
-		"inbound:"+s.Address+":"+s.port(), // krilint: colon
+		"inbound:"+s.Address+":"+s.port(), // krilint: colon [Listener.Name]
 	).Build()
+}
+
+// defaultListener is built when the package is initialised.
+var defaultListener = builders.NewInboundListener("default:listener") // krilint: colon [Listener.Name]
+
+// Default returns the listener built at initialisation.
+func Default() *listenerv3.Listener { return defaultListener }
+
+// Deferred builds the listener later, inside a closure.
+func Deferred(s Service) func() *listenerv3.Listener {
+	return func() *listenerv3.Listener {
+		return builders.NewInboundListener("lazy:" + s.Name) // krilint: colon [Listener.Name]
+	}
 }
 
 // InboundListenerFromHelper takes the name from a helper whose result is "inbound:%s:%d"-shaped and passes
 // it through a function that forwards it to the builder.
 func InboundListenerFromHelper(s Service) *listenerv3.Listener {
-	return builders.NewInboundListener(names.Inbound(s.Address, s.Port)) // krilint: colon
+	return builders.NewInboundListener(names.Inbound(s.Address, s.Port)) // krilint: colon [Listener.Name]
 }
 
 // InboundListenerFromLocal keeps the name in a local first.
 func InboundListenerFromLocal(s Service) *listenerv3.Listener {
 	name := names.Inbound(s.Address, s.Port)
-	b := builders.NewListenerBuilder("v3", name) // krilint: colon
+	b := builders.NewListenerBuilder("v3", name) // krilint: colon [Listener.Name]
 	return b.WithStatPrefix(names.Sanitize(name)).Build()
 }
 
@@ -55,7 +68,7 @@ func MigratingListener(s Service, unified bool) *listenerv3.Listener {
 	if unified {
 		name = names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, s.port())
 	}
-	return &listenerv3.Listener{Name: name} // krilint: colon
+	return &listenerv3.Listener{Name: name} // krilint: colon [Listener.Name]
 }
 
 // UnifiedListener uses KRI names and internal names only.
@@ -70,14 +83,14 @@ func UnifiedListener(s Service) *listenerv3.Listener {
 // FilterChains names filter chains with a Sprintf whose constant format holds ':'.
 func FilterChains(s Service) *listenerv3.Listener {
 	return builders.NewListenerBuilder("v3", names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, "")).
-		WithFilterChain(fmt.Sprintf("chain:%s", s.Name)). // krilint: colon
+		WithFilterChain(fmt.Sprintf("chain:%s", s.Name)). // krilint: colon [FilterChain.Name]
 		Build()
 }
 
 // OutboundCluster builds a cluster and its load assignment from a legacy name.
 func OutboundCluster(s Service) (*clusterv3.Cluster, error) {
-	b := builders.NewClusterBuilder(names.Outbound(s.Name))        // krilint: colon
-	b.WithAltStatName(strings.Join([]string{s.Mesh, s.Name}, ":")) // krilint: colon
+	b := builders.NewClusterBuilder(names.Outbound(s.Name))        // krilint: colon [Cluster.Name|ClusterLoadAssignment.ClusterName]
+	b.WithAltStatName(strings.Join([]string{s.Mesh, s.Name}, ":")) // krilint: colon [Cluster.AltStatName]
 	if b.LoadAssignment() == nil {
 		return nil, fmt.Errorf("cluster %s:%s has no load assignment", s.Mesh, s.Name)
 	}
@@ -91,7 +104,7 @@ func KRICluster(s Service) *clusterv3.Cluster {
 
 // BadKRICluster claims to be a KRI but its literal type segment is upper case.
 func BadKRICluster(s Service) *clusterv3.Cluster {
-	return builders.NewClusterBuilder(fmt.Sprintf("kri_MSVC_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build() // krilint: not-kri
+	return builders.NewClusterBuilder(fmt.Sprintf("kri_MSVC_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build() // krilint: not-kri [Cluster.Name|ClusterLoadAssignment.ClusterName]
 }
 
 // Routes fills a configuration struct whose fields end in RouteConfiguration.Name, VirtualHost.Name and
@@ -99,9 +112,9 @@ func BadKRICluster(s Service) *clusterv3.Cluster {
 func Routes(s Service) *routev3.RouteConfiguration {
 	return builders.BuildRoutes(builders.RouteOptions{
 		RouteConfigName: "kri_mhttpr_" + s.Mesh + "__" + s.Namespace + "_" + s.Name + "_",
-		VirtualHost:     s.Name + ":" + s.port(), // krilint: colon
+		VirtualHost:     s.Name + ":" + s.port(), // krilint: colon [VirtualHost.Name]
 		Domains:         []string{s.Name + ":" + s.port()},
-		ClusterName:     names.Outbound(s.Name), // krilint: colon
+		ClusterName:     names.Outbound(s.Name), // krilint: colon [RouteAction_Cluster.Cluster]
 		Prefix:          "/api:v1",
 	})
 }
@@ -109,7 +122,7 @@ func Routes(s Service) *routev3.RouteConfiguration {
 // RoutesByAssignment sets the same configuration fields one by one.
 func RoutesByAssignment(s Service) *routev3.RouteConfiguration {
 	var opts builders.RouteOptions
-	opts.RouteConfigName = names.Join("routes", s.Name) // krilint: colon
+	opts.RouteConfigName = names.Join("routes", s.Name) // krilint: colon [RouteConfiguration.Name]
 	opts.VirtualHost = names.Join(s.Name)
 	opts.ClusterName = names.KRI("msvc", s.Mesh, "", s.Namespace, s.Name, "")
 	return builders.BuildRoutes(opts)
@@ -119,26 +132,26 @@ func RoutesByAssignment(s Service) *routev3.RouteConfiguration {
 func HTTPManager(s Service) *hcmv3.HttpConnectionManager {
 	return builders.HTTPConnectionManager(
 		names.Sanitize(names.Inbound(s.Address, s.Port)),
-		"routes:"+s.Name, // krilint: colon
+		"routes:"+s.Name, // krilint: colon [Rds.RouteConfigName]
 	)
 }
 
 // TCP proxies to a legacy cluster with a legacy stat prefix.
 func TCP(s Service) *tcpv3.TcpProxy {
 	return builders.TCPProxy(
-		"tcp:"+s.Name,          // krilint: colon
-		names.Outbound(s.Name), // krilint: colon
+		"tcp:"+s.Name,          // krilint: colon [TcpProxy.StatPrefix]
+		names.Outbound(s.Name), // krilint: colon [TcpProxy_Cluster.Cluster]
 	)
 }
 
 // Secrets builds a secret and its reference from a name made by a join helper.
 func Secrets(s Service) (*tlsv3.Secret, *tlsv3.SdsSecretConfig) {
-	b := builders.NewSecretBuilder(names.Secret(s.Mesh, s.Name)) // krilint: colon
+	b := builders.NewSecretBuilder(names.Secret(s.Mesh, s.Name)) // krilint: colon [Secret.Name|SdsSecretConfig.Name]
 	return b.Build(), b.Ref()
 }
 
 // AccessLogs sends access logs to a cluster named in the legacy style.
 func AccessLogs(s Service) {
-	_ = builders.AccessLogService(names.Join("als", s.Mesh)) // krilint: colon
+	_ = builders.AccessLogService(names.Join("als", s.Mesh)) // krilint: colon [GrpcService_EnvoyGrpc.ClusterName]
 	_ = builders.AccessLogService(names.Internal("access_log_sink"))
 }

@@ -94,3 +94,18 @@ func Logs(l *listenerv3.Listener, addr string, port uint32) error {
 func OnePartJoin(service string) *clusterv3.Cluster {
 	return &clusterv3.Cluster{Name: names.Join(service)}
 }
+
+// listener is the fixture's own type: a field called Name is not a sink because of its spelling.
+type listener struct {
+	Name string
+}
+
+// LookAlikes writes ':' names into fields that are not go-control-plane sinks, and into sinks through calls
+// that rewrite or drop the ':'.
+func LookAlikes(l *listenerv3.Listener) []any {
+	own := listener{Name: "inbound:own"}
+	trimmed := &listenerv3.Listener{Name: strings.TrimPrefix(l.Name, "inbound:")}
+	sanitized := builders.NewSanitizedListener("inbound:sanitized")
+	single := &clusterv3.Cluster{Name: names.Join("backend")}
+	return []any{own, trimmed, sanitized, single}
+}
