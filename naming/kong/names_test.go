@@ -437,10 +437,17 @@ func FuzzRouteName(f *testing.F) {
 		if h, ok := ParsePluginName(pn); !ok || "pl"+h != pn {
 			t.Errorf("ParsePluginName(%q) = %q, %v", pn, h, ok)
 		}
-		// The remaining guarantees hold for valid routes only.
-		if len(validation.IsDNS1123Label(namespace)) != 0 || len(validation.IsDNS1123Subdomain(name)) != 0 {
-			return
+		// The remaining guarantees hold for valid routes: make the inputs
+		// valid rather than wait for the fuzzer to find valid ones.
+		r.Namespace = dnsName(namespace, false, 63)
+		r.Name = dnsName(name, true, 253)
+		if errs := append(validation.IsDNS1123Label(r.Namespace), validation.IsDNS1123Subdomain(r.Name)...); len(errs) != 0 {
+			t.Fatalf("dnsName made an invalid route %s/%s: %v", r.Namespace, r.Name, errs)
 		}
+		rn = RouteName(ip, r, rule)
+		up = ServiceName(ip, r, rule)
+		tn = TargetName(up, r, &rule.BackendRefs[0], ip, port)
+		bn = PluginBindingName(rn, pn)
 		for _, n := range []string{rn, up, tn, pn, bn} {
 			if len(n) > MaxNameLen || len(validation.IsDNS1123Subdomain(n)) != 0 {
 				t.Errorf("%q (%d characters) is not a valid name", n, len(n))
@@ -454,4 +461,31 @@ func FuzzRouteName(f *testing.F) {
 			t.Errorf("ParsePluginBindingName(%q) = %+v, %v", bn, b, ok)
 		}
 	})
+}
+
+// dnsName maps s onto a valid DNS-1123 label (or subdomain, with dots) of
+// at most limit characters, keeping its length and shape where it can.
+func dnsName(s string, dots bool, limit int) string {
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789-."
+	n := len(chars)
+	if !dots {
+		n--
+	}
+	b := make([]byte, 0, len(s)+1)
+	for i := 0; i < len(s); i++ {
+		b = append(b, chars[int(s[i])%n])
+	}
+	b = b[:min(len(b), limit)]
+	// Labels must start and end alphanumeric.
+	for i := range b {
+		atStart := i == 0 || b[i-1] == '.'
+		atEnd := i == len(b)-1 || b[i+1] == '.'
+		if (b[i] == '-' || b[i] == '.') && (atStart || atEnd) {
+			b[i] = 'x'
+		}
+	}
+	if len(b) == 0 {
+		return "x"
+	}
+	return string(b)
 }
