@@ -130,6 +130,22 @@ func TestNameFullNameHashed(t *testing.T) {
 	}
 }
 
+// TestNameCutAtDot pins a documented weakness: a cut that ends in '.'
+// leaves ".-", which Kuma produces too and which is no DNS-1123 subdomain.
+func TestNameCutAtDot(t *testing.T) {
+	name := strings.Repeat("a", MaxBaseLen-1) + ".b"
+	if len(validation.IsDNS1123Subdomain(name)) != 0 {
+		t.Fatalf("test name %q is not valid", name)
+	}
+	got := Name("m", name)
+	if want := reference("m", name); got != want {
+		t.Fatalf("Name = %q, reference %q", got, want)
+	}
+	if !strings.Contains(got, ".-") || len(validation.IsDNS1123Subdomain(got)) == 0 {
+		t.Errorf("Name(%q) = %q; want Kuma's invalid \".-\" cut", name, got)
+	}
+}
+
 // TestNameNoSeparator pins the documented weakness: the hash input has no
 // separator, so moving the boundary between values changes nothing.
 func TestNameNoSeparator(t *testing.T) {
