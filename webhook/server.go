@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // The HTTP paths of the two webhooks.
@@ -190,8 +189,8 @@ func (r *registrar) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	r.server.Register(ValidatePath, &admission.Webhook{Handler: NewValidator(r.conf)})
-	r.server.Register(MutatePath, &admission.Webhook{Handler: NewMutator(r.conf)})
+	r.server.Register(ValidatePath, NewHTTPHandler(NewValidator(r.conf)))
+	r.server.Register(MutatePath, NewHTTPHandler(NewMutator(r.conf)))
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath)
 	<-ctx.Done()
 	return nil
