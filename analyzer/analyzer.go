@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/objectpath"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/kriguard/kriguard/naming"
@@ -106,6 +107,7 @@ type state struct {
 	impFields  map[*types.Var]*sinkFieldFact
 	impResults map[*types.Func][]tmpl
 	sites      []*site
+	pkgs       map[string]*types.Package // every package imported, for stepPos
 }
 
 // site is a place where a string value is written somewhere that is, or may become, a sink.
@@ -534,7 +536,7 @@ func (st *state) propagate() {
 						continue
 					}
 					sig := s.fn.obj.Type().(*types.Signature)
-					step := funcName(s.fn.obj) + " writes parameter " + sig.Params().At(p.Param).Name() + " to " + s.targetDesc()
+					step := st.step(s.fn.obj, funcName(s.fn.obj)+" writes parameter "+sig.Params().At(p.Param).Name()+" to "+s.targetDesc())
 					if st.addParamSink(s.fn.obj, p.Param, sk.prepend(step, s.value.Pos())) {
 						changed = true
 					}
@@ -543,7 +545,7 @@ func (st *state) propagate() {
 					if s.fn.obj != nil {
 						who = funcName(s.fn.obj)
 					}
-					step := who + " writes field " + p.field.Name() + " to " + s.targetDesc()
+					step := st.step(s.fn.obj, who+" writes field "+p.field.Name()+" to "+s.targetDesc())
 					if st.addFieldSink(p.field, sk.prepend(step, s.value.Pos())) {
 						changed = true
 					}
@@ -551,6 +553,47 @@ func (st *state) propagate() {
 			}
 		}
 	}
+}
+
+// step describes one write by function writer (nil: a package variable's initialiser).
+func (st *state) step(writer *types.Func, text string) Step {
+	s := Step{Text: text, Pkg: st.pass.Pkg.Path()}
+	if writer != nil {
+		if p, err := objectpath.For(writer); err == nil {
+			s.Obj = string(p)
+		}
+	}
+	return s
+}
+
+// stepPos finds where an imported step was written: the declaration of the writing function.
+func (st *state) stepPos(s Step) token.Pos {
+	if s.Obj == "" {
+		return token.NoPos
+	}
+	if st.pkgs == nil {
+		st.pkgs = map[string]*types.Package{}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if _, ok := st.pkgs[p.Path()]; ok {
+				return
+			}
+			st.pkgs[p.Path()] = p
+			for _, imp := range p.Imports() {
+				walk(imp)
+			}
+		}
+		walk(st.pass.Pkg)
+	}
+	p := st.pkgs[s.Pkg]
+	if p == nil {
+		return token.NoPos
+	}
+	obj, err := objectpath.Object(p, objectpath.Path(s.Obj))
+	if err != nil {
+		return token.NoPos
+	}
+	return obj.Pos()
 }
 
 func (st *state) addParamSink(fn *types.Func, i int, sk Sink) bool {
@@ -682,19 +725,26 @@ func (st *state) diagnose(s *site, t tmpl, parts []naming.PatternPart, probs []n
 	for _, pos := range t.defs {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: "value assigned here"})
 	}
-	fallback := token.NoPos
-	if s.callee != nil {
-		fallback = s.callee.Pos()
-	} else if s.field != nil {
-		fallback = s.field.Pos()
+	if len(s.sink.Steps) > 0 {
+		verb := "stored in "
+		if s.callee != nil {
+			verb = "passed to "
+		}
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: s.at.Pos(), End: s.at.End(), Message: verb + s.targetDesc()})
 	}
 	for i, step := range s.sink.Steps {
-		pos := fallback
-		if i < len(s.sink.pos) && s.sink.pos[i].IsValid() {
+		pos := token.NoPos
+		if i < len(s.sink.pos) {
 			pos = s.sink.pos[i]
 		}
+		if !pos.IsValid() {
+			pos = st.stepPos(step)
+		}
+		if !pos.IsValid() && s.callee != nil {
+			pos = s.callee.Pos()
+		}
 		if pos.IsValid() {
-			d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: step})
+			d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: step.Text})
 		}
 	}
 	if fix, ok := colonFix(t, probs); ok {

@@ -1,6 +1,8 @@
 package analyzer_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
@@ -44,4 +46,35 @@ func TestStrict(t *testing.T) {
 func TestConfiguredSinks(t *testing.T) {
 	setFlags(t, "sinks", "cp/configured.Register:1, cp/configured.Registry.Add:0")
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/configured")
+}
+
+// TestRelatedPath checks that a finding lists the path from where the value enters to the Envoy
+// field: the definition of the local, the builder call, and each write on the way.
+func TestRelatedPath(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/generator")
+	want := []string{
+		"value assigned here",
+		"passed to builders.NewListenerBuilder parameter name",
+		"builders.NewListenerBuilder writes parameter name to builders.ListenerBuilder.name",
+		"(*builders.ListenerBuilder).Build writes field name to listenerv3.Listener.Name",
+	}
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			if !strings.Contains(d.Message, "variable name (result of names.Inbound)) through builders.NewListenerBuilder") {
+				continue
+			}
+			var got []string
+			for _, rel := range d.Related {
+				got = append(got, rel.Message)
+				if !rel.Pos.IsValid() {
+					t.Errorf("related %q has no position", rel.Message)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("related information:\n got %q\nwant %q", got, want)
+			}
+			return
+		}
+	}
+	t.Fatal("finding for InboundListenerFromLocal not reported")
 }

@@ -13,17 +13,27 @@ import (
 type Sink struct {
 	// Field is the Envoy field, "listenerv3.Listener.Name", or a configured sink function.
 	Field string
-	// Steps is the path from this sink to Field, one human step each ("(*B).Build writes b.name
-	// to listenerv3.Listener.Name").
-	Steps []string
+	// Steps is the path from this sink to Field.
+	Steps []Step
+
 	// pos holds the position of each step when it is in the package being analysed.
 	pos []token.Pos
 }
 
-func (s Sink) prepend(step string, pos token.Pos) Sink {
+// Step is one write on the way to an Envoy field.
+type Step struct {
+	// Text says it for humans: "(*builders.ListenerBuilder).Build writes field name to
+	// listenerv3.Listener.Name".
+	Text string
+	// Pkg and Obj locate the function that writes (an objectpath in package Pkg), so that a
+	// diagnostic in another package can point at it.
+	Pkg, Obj string
+}
+
+func (s Sink) prepend(step Step, pos token.Pos) Sink {
 	out := Sink{
 		Field: s.Field,
-		Steps: append([]string{step}, s.Steps...),
+		Steps: append([]Step{step}, s.Steps...),
 		pos:   make([]token.Pos, 0, len(s.Steps)+1),
 	}
 	out.pos = append(out.pos, pos)
