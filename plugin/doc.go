@@ -1,0 +1,33 @@
+// Package plugin makes krilint a golangci-lint v2 module plugin. Importing it registers the linter
+// "krilint" with github.com/golangci/plugin-module-register; golangci-lint then calls [New] with the
+// settings of .golangci.yml and runs the analyzer of package analyzer, the same one cmd/krilint runs.
+//
+// Build a golangci-lint that contains the plugin with `golangci-lint custom` and a .custom-gcl.yml:
+//
+//	version: v2.8.0                 # the golangci-lint release to build on
+//	plugins:
+//	  - module: github.com/kriguard/kriguard
+//	    import: github.com/kriguard/kriguard/plugin
+//	    version: v0.1.0             # a kriguard release, or path: ./kriguard for a checkout
+//
+// and enable it in .golangci.yml:
+//
+//	version: "2"
+//	linters:
+//	  enable:
+//	    - krilint
+//	  settings:
+//	    custom:
+//	      krilint:
+//	        type: module
+//	        description: Envoy resource names without ':' and valid KRIs
+//	        settings:
+//	          strict: false
+//	          prefixes: [self_, system_]
+//	          sinks:
+//	            - example.com/cp/builders.NewListenerBuilder:1
+//
+// The settings are those of krilint's flags ([Settings]). The analyzer keeps its configuration in its
+// flags, so one process runs krilint with one configuration: the last plugin built wins. golangci-lint
+// builds the plugin once per run.
+package plugin

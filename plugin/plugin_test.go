@@ -1,0 +1,154 @@
+package plugin_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/golangci/plugin-module-register/register"
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/kriguard/kriguard/analyzer"
+	"github.com/kriguard/kriguard/plugin"
+)
+
+// restoreDefaults puts the analyzer back to its default configuration after a test that built the plugin,
+// since the configuration lives in the analyzer's flags.
+func restoreDefaults(t *testing.T) {
+	t.Cleanup(func() {
+		p, err := plugin.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.BuildAnalyzers(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func flagValues() map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{"strict", "prefixes", "sinks"} {
+		f := analyzer.Analyzer.Flags.Lookup(name)
+		if f == nil {
+			out[name] = "<no such flag>"
+			continue
+		}
+		out[name] = f.Value.String()
+	}
+	return out
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name      string
+		settings  any
+		wantFlags map[string]string
+		wantErr   string
+	}{
+		{
+			name:      "no settings",
+			settings:  nil,
+			wantFlags: map[string]string{"strict": "false", "prefixes": "self_,system_", "sinks": ""},
+		},
+		{
+			name: "all settings",
+			settings: map[string]any{
+				"strict":   true,
+				"prefixes": []any{"mine_", "self_"},
+				"sinks":    []any{"example.com/cp/builders.NewListenerBuilder:1", "example.com/cp/builders.Registry.Add:0"},
+			},
+			wantFlags: map[string]string{
+				"strict":   "true",
+				"prefixes": "mine_,self_",
+				"sinks":    "example.com/cp/builders.NewListenerBuilder:1,example.com/cp/builders.Registry.Add:0",
+			},
+		},
+		{
+			name:      "empty prefix list accepts no prefix",
+			settings:  map[string]any{"prefixes": []any{}},
+			wantFlags: map[string]string{"strict": "false", "prefixes": "", "sinks": ""},
+		},
+		{name: "unknown setting", settings: map[string]any{"strikt": true}, wantErr: `unknown field "strikt"`},
+		{name: "strict not a bool", settings: map[string]any{"strict": "yes"}, wantErr: "Settings.strict"},
+		{name: "prefixes not a list", settings: map[string]any{"prefixes": "self_,system_"}, wantErr: "Settings.prefixes"},
+		{name: "empty prefix", settings: map[string]any{"prefixes": []any{"self_", ""}}, wantErr: "prefixes[1]: must not be empty"},
+		{name: "prefix with colon", settings: map[string]any{"prefixes": []any{"in:"}}, wantErr: `prefixes[0]: "in:": must not contain ':'`},
+		{name: "prefix with comma", settings: map[string]any{"prefixes": []any{"a_,b_"}}, wantErr: `prefixes[0]: "a_,b_": must not contain ','`},
+		{name: "sink without index", settings: map[string]any{"sinks": []any{"example.com/cp.Register"}}, wantErr: `sinks[0]: "example.com/cp.Register": want pkgpath.Func:argIndex`},
+		{name: "sink with negative index", settings: map[string]any{"sinks": []any{"example.com/cp.Register:-1"}}, wantErr: "must be a non-negative integer"},
+		{name: "sink without function", settings: map[string]any{"sinks": []any{"example.com/cp:0"}}, wantErr: "want pkgpath.Func:argIndex"},
+		{name: "two sinks in one", settings: map[string]any{"sinks": []any{"a/b.F:0,a/b.G:1"}}, wantErr: "must not contain ','"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			restoreDefaults(t)
+			p, err := plugin.New(tt.settings)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("New() error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if !strings.HasPrefix(err.Error(), "krilint settings: ") {
+					t.Fatalf("New() error = %q, want it to say it is about krilint settings", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New() error = %v", err)
+			}
+			if got := p.GetLoadMode(); got != register.LoadModeTypesInfo {
+				t.Fatalf("GetLoadMode() = %q, want %q", got, register.LoadModeTypesInfo)
+			}
+			analyzers, err := p.BuildAnalyzers()
+			if err != nil {
+				t.Fatalf("BuildAnalyzers() error = %v", err)
+			}
+			if len(analyzers) != 1 || analyzers[0] != analyzer.Analyzer {
+				t.Fatalf("BuildAnalyzers() = %v, want exactly analyzer.Analyzer", analyzers)
+			}
+			got := flagValues()
+			for name, want := range tt.wantFlags {
+				if got[name] != want {
+					t.Errorf("flag -%s = %q, want %q", name, got[name], want)
+				}
+			}
+		})
+	}
+}
+
+// TestRegistered checks what golangci-lint does: it looks the plugin up by the name in .golangci.yml.
+func TestRegistered(t *testing.T) {
+	restoreDefaults(t)
+	newPlugin, err := register.GetPlugin("krilint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPlugin(map[string]any{"strict": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.BuildAnalyzers(); err != nil {
+		t.Fatal(err)
+	}
+	if got := flagValues()["strict"]; got != "true" {
+		t.Fatalf("after building the registered plugin with strict: true, -strict = %q", got)
+	}
+}
+
+// TestSettingsTakeEffect runs the analyzer the plugin returns: strict mode, the replaced prefix list and
+// the configured sink all change what it reports (see testdata/src/cfg/gen).
+func TestSettingsTakeEffect(t *testing.T) {
+	restoreDefaults(t)
+	p, err := plugin.New(map[string]any{
+		"strict":   true,
+		"prefixes": []any{"mine_"},
+		"sinks":    []any{"cfg/registry.Register:0"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyzers, err := p.BuildAnalyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, analysistest.TestData(), analyzers[0], "cfg/gen")
+}
