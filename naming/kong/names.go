@@ -47,8 +47,11 @@ func cpHash(cp string) uint32 {
 // rule's name when it has one. The readable prefix is cut to
 // MaxRoutePrefixLen and loses trailing '.' and '-'.
 //
-// A nil rule is a rule with no matches, which the API server defaults to
-// one match of path prefix "/".
+// The rule's position is not hashed, so reordering rules renames nothing;
+// two unnamed rules of one route with equal matches get one name, as the
+// first of them takes all their traffic anyway. A nil rule is a rule with
+// no matches, which the API server defaults to one match of path prefix
+// "/"; a nil route has an empty namespace and name, and no valid name.
 func RouteName(cp string, route *gwv1.HTTPRoute, rule *gwv1.HTTPRouteRule) string {
 	var namespace, name string
 	if route != nil {
