@@ -19,6 +19,10 @@
 //  3. The name cut to its first 236 bytes, "-", the 16 characters: at most
 //     253 bytes, the limit of a Kubernetes object name.
 //
+// As the values are hashed without separators, an empty value adds
+// nothing: callers may pass the zone and namespace whether or not they are
+// set.
+//
 // Split, HasSuffix and Matches recognise such names without allocating:
 // Split and HasSuffix by shape only, Matches by recomputing the hash.
 //

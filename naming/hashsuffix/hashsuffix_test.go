@@ -149,6 +149,9 @@ func TestNameCutAtDot(t *testing.T) {
 // TestNameNoSeparator pins the documented weakness: the hash input has no
 // separator, so moving the boundary between values changes nothing.
 func TestNameNoSeparator(t *testing.T) {
+	if a, b := Name("default", "without-namespace"), Name("default", "without-namespace", "", ""); a != b {
+		t.Errorf("empty extra values change the name: %q, %q", a, b)
+	}
 	_, a, _ := Split(Name("ab", "c"))
 	_, b, _ := Split(Name("a", "bc"))
 	if a != b {
