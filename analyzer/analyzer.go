@@ -96,9 +96,9 @@ func currentConfig() *config {
 type state struct {
 	pass      *analysis.Pass
 	cfg       *config
-	constLits map[*types.Const]*ast.BasicLit
+	constLits map[*types.Const]*ast.BasicLit // made on first use
+	decls     map[*types.Func]*ast.FuncDecl  // made on first use
 	funcs     map[*types.Func]*fnInfo
-	order     []*fnInfo
 	pkgInit   *fnInfo
 
 	fieldSinks map[*types.Var]Sink
@@ -137,7 +137,6 @@ func run(pass *analysis.Pass) (any, error) {
 	st := &state{
 		pass:       pass,
 		cfg:        cfg,
-		constLits:  map[*types.Const]*ast.BasicLit{},
 		funcs:      map[*types.Func]*fnInfo{},
 		fieldSinks: map[*types.Var]Sink{},
 		paramSinks: map[*types.Func]map[int]Sink{},
@@ -146,7 +145,6 @@ func run(pass *analysis.Pass) (any, error) {
 		impResults: map[*types.Func][]tmpl{},
 	}
 	st.pkgInit = &fnInfo{st: st}
-	st.collectDecls()
 	if st.relevant() {
 		st.collectSites()
 		st.propagate()
@@ -192,36 +190,73 @@ func (st *state) relevant() bool {
 	return false
 }
 
-// collectDecls indexes the package's functions and the literals of its string constants.
-func (st *state) collectDecls() {
-	info := st.pass.TypesInfo
+// fn returns the analysis state of one function of the package, made on first use: most
+// functions of most packages are never looked at.
+func (st *state) fn(obj *types.Func) *fnInfo {
+	if fi, ok := st.funcs[obj]; ok {
+		return fi
+	}
+	if st.decls == nil {
+		st.decls = map[*types.Func]*ast.FuncDecl{}
+		for _, file := range st.pass.Files {
+			for _, d := range file.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+					if o, ok := st.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+						st.decls[o] = fd
+					}
+				}
+			}
+		}
+	}
+	d := st.decls[obj]
+	if d == nil {
+		st.funcs[obj] = nil
+		return nil
+	}
+	fi := &fnInfo{st: st, decl: d, obj: obj, params: map[*types.Var]int{}}
+	sig := obj.Type().(*types.Signature)
+	for i := 0; i < sig.Params().Len(); i++ {
+		fi.params[sig.Params().At(i)] = i
+	}
+	st.funcs[obj] = fi
+	return fi
+}
+
+// funcDecls calls f for every function of the package with a body, in source order.
+func (st *state) funcDecls(f func(*ast.FuncDecl, *types.Func)) {
 	for _, file := range st.pass.Files {
 		for _, d := range file.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				obj, _ := info.Defs[d.Name].(*types.Func)
-				if obj == nil || d.Body == nil {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if obj, ok := st.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					f(fd, obj)
+				}
+			}
+		}
+	}
+}
+
+// constLit returns the string literal a constant of the package is declared with, if any, so
+// that a fix can edit the declaration.
+func (st *state) constLit(c *types.Const) *ast.BasicLit {
+	if c == nil || c.Pkg() != st.pass.Pkg {
+		return nil
+	}
+	if st.constLits == nil {
+		st.constLits = map[*types.Const]*ast.BasicLit{}
+		for _, file := range st.pass.Files {
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
 					continue
 				}
-				fi := &fnInfo{st: st, decl: d, obj: obj, params: map[*types.Var]int{}}
-				sig := obj.Type().(*types.Signature)
-				for i := 0; i < sig.Params().Len(); i++ {
-					fi.params[sig.Params().At(i)] = i
-				}
-				st.funcs[obj] = fi
-				st.order = append(st.order, fi)
-			case *ast.GenDecl:
-				if d.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range d.Specs {
+				for _, spec := range g.Specs {
 					vs := spec.(*ast.ValueSpec)
 					for i, name := range vs.Names {
 						if i >= len(vs.Values) {
 							break
 						}
 						if lit, ok := ast.Unparen(vs.Values[i]).(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							if c, ok := info.Defs[name].(*types.Const); ok {
+							if c, ok := st.pass.TypesInfo.Defs[name].(*types.Const); ok {
 								st.constLits[c] = lit
 							}
 						}
@@ -230,12 +265,17 @@ func (st *state) collectDecls() {
 			}
 		}
 	}
+	return st.constLits[c]
 }
 
 // resultOf returns what fn's string result may be, and whether fn is in this package (its
 // literals can then be fixed).
 func (st *state) resultOf(fn *types.Func) ([]tmpl, bool) {
-	if fi, ok := st.funcs[fn]; ok {
+	if fn.Pkg() == st.pass.Pkg {
+		fi := st.fn(fn)
+		if fi == nil {
+			return nil, false
+		}
 		ts := fi.resultTemplates()
 		for _, t := range ts {
 			if len(t.parts) != 1 || t.parts[0].Kind != PartHole {
@@ -244,7 +284,7 @@ func (st *state) resultOf(fn *types.Func) ([]tmpl, bool) {
 		}
 		return nil, true
 	}
-	if fn.Pkg() == nil || fn.Pkg() == st.pass.Pkg {
+	if fn.Pkg() == nil {
 		return nil, false
 	}
 	if ts, ok := st.impResults[fn]; ok {
@@ -263,10 +303,11 @@ func (st *state) resultOf(fn *types.Func) ([]tmpl, bool) {
 
 // exportResults exports the result shapes of the package's exported functions.
 func (st *state) exportResults() {
-	for _, fi := range st.order {
-		if !fi.obj.Exported() || stringResult(fi.obj) < 0 {
-			continue
+	st.funcDecls(func(d *ast.FuncDecl, obj *types.Func) {
+		if !d.Name.IsExported() || d.Type.Results == nil || stringResult(obj) < 0 {
+			return
 		}
+		fi := st.fn(obj)
 		ts := fi.resultTemplates()
 		keep := false
 		for _, t := range ts {
@@ -276,22 +317,23 @@ func (st *state) exportResults() {
 			}
 		}
 		if !keep {
-			continue
+			return
 		}
 		f := &resultFact{}
 		for _, t := range ts {
 			f.Shapes = append(f.Shapes, toShape(t))
 		}
-		st.pass.ExportObjectFact(fi.obj, f)
-	}
+		st.pass.ExportObjectFact(obj, f)
+	})
 }
 
 // collectSites finds every write of a string to a field or argument that is, or may become, a
 // sink.
 func (st *state) collectSites() {
-	for _, fi := range st.order {
+	st.funcDecls(func(_ *ast.FuncDecl, obj *types.Func) {
+		fi := st.fn(obj)
 		st.sitesIn(fi, fi.decl.Body)
-	}
+	})
 	for _, file := range st.pass.Files {
 		for _, d := range file.Decls {
 			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {

@@ -212,7 +212,7 @@ func (f *fnInfo) eval1(e ast.Expr) []tmpl {
 			if c != nil {
 				origin = "constant " + c.Name() + " = " + strconv.Quote(s)
 			}
-			return []tmpl{litTmpl(s, f.st.constLits[c], origin)}
+			return []tmpl{litTmpl(s, f.st.constLit(c), origin)}
 		default:
 			return []tmpl{litTmpl(constant.StringVal(tv.Value), nil, "constant")}
 		}
@@ -393,7 +393,7 @@ func (f *fnInfo) evalJoin(call *ast.CallExpr) []tmpl {
 	if sepLit == nil {
 		if id := identOf(call.Args[1]); id != nil {
 			if c, ok := info.Uses[id].(*types.Const); ok {
-				sepLit = f.st.constLits[c]
+				sepLit = f.st.constLit(c)
 			}
 		}
 	}
@@ -444,7 +444,7 @@ func (f *fnInfo) evalSprintf(call *ast.CallExpr) []tmpl {
 	if lit == nil {
 		if id := identOf(call.Args[0]); id != nil {
 			if c, ok := info.Uses[id].(*types.Const); ok {
-				lit = f.st.constLits[c]
+				lit = f.st.constLit(c)
 			}
 		}
 	}
