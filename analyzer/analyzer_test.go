@@ -78,3 +78,7 @@ func TestRelatedPath(t *testing.T) {
 	}
 	t.Fatal("finding for InboundListenerFromLocal not reported")
 }
+
+func TestOddCode(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/odd")
+}
