@@ -162,7 +162,9 @@ var benchTimeout = kuma("MeshTimeout", "kuma-system", "timeout-backend", map[str
 }))
 
 // BenchmarkValidateValid is one request for a valid MeshTimeout: decode, decide, encode.
-func BenchmarkValidateValid(b *testing.B) { benchmarkServe(b, NewValidator(DefaultConfig()), benchTimeout) }
+func BenchmarkValidateValid(b *testing.B) {
+	benchmarkServe(b, NewValidator(DefaultConfig()), benchTimeout)
+}
 
 // BenchmarkValidateInvalid is one request for a MeshTimeout with two problems, denied with 422.
 func BenchmarkValidateInvalid(b *testing.B) {
