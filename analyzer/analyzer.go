@@ -118,6 +118,7 @@ type site struct {
 
 	field  *types.Var // a field write …
 	owner  *types.Named
+	key    bool        // … of a key of the map in field …
 	callee *types.Func // … or an argument
 	param  int
 
@@ -376,12 +377,37 @@ func (st *state) sitesIn(fi *fnInfo, root ast.Node) {
 				if fv != nil && isString(fv.Type()) && st.maySinkField(owner, fv) {
 					st.sites = append(st.sites, &site{fn: fi, value: value, at: n, field: fv.Origin(), owner: owner})
 				}
+				if fv != nil {
+					if _, ok := envoyKeyField(owner, fv); ok {
+						if m, ok := ast.Unparen(value).(*ast.CompositeLit); ok {
+							for _, me := range m.Elts {
+								if kv, ok := me.(*ast.KeyValueExpr); ok {
+									st.sites = append(st.sites, &site{fn: fi, value: kv.Key, at: m, field: fv.Origin(), owner: owner, key: true})
+								}
+							}
+						}
+					}
+				}
 			}
 		case *ast.AssignStmt:
 			if n.Tok != token.ASSIGN || len(n.Lhs) != len(n.Rhs) {
 				return true
 			}
 			for i, l := range n.Lhs {
+				if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok {
+					// m.ClusterMinHealthyPercentages[name] = p
+					if sel, ok := ast.Unparen(ix.X).(*ast.SelectorExpr); ok {
+						if selection, ok := info.Selections[sel]; ok && selection.Kind() == types.FieldVal {
+							fv := selection.Obj().(*types.Var)
+							if owner := ownerOf(selection); owner != nil {
+								if _, ok := envoyKeyField(owner, fv); ok {
+									st.sites = append(st.sites, &site{fn: fi, value: ix.Index, at: n, field: fv.Origin(), owner: owner, key: true})
+								}
+							}
+						}
+					}
+					continue
+				}
 				sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
 				if !ok {
 					continue
@@ -500,6 +526,9 @@ func (st *state) importedParams(fn *types.Func) *sinkParamsFact {
 
 // resolve tells whether a site's target is a sink, and which.
 func (st *state) resolve(s *site) (Sink, bool) {
+	if s.key {
+		return envoyKeyField(s.owner, s.field)
+	}
 	if s.field != nil {
 		if s.owner != nil {
 			if sk, ok := envoyField(s.owner, s.field); ok {
@@ -538,6 +567,10 @@ func (st *state) resolve(s *site) (Sink, bool) {
 
 // targetDesc names a site's target for humans.
 func (s *site) targetDesc() string {
+	if s.key {
+		sk, _ := envoyKeyField(s.owner, s.field)
+		return sk.Field
+	}
 	if s.field != nil {
 		if s.owner != nil {
 			if sk, ok := envoyField(s.owner, s.field); ok {

@@ -7,7 +7,8 @@
 //
 // A sink is a place whose value becomes an Envoy resource name: a name field of a go-control-plane
 // type (Listener.Name, Cluster.AltStatName, RouteAction_Cluster.Cluster, …) or a field that
-// references such a resource (Rds.RouteConfigName, SdsSecretConfig.Name, …), a function argument
+// references such a resource (Rds.RouteConfigName, SdsSecretConfig.Name, the keys of the health
+// check filter's ClusterMinHealthyPercentages, …), a function argument
 // named with -sinks, and — found by the analyzer — every parameter and struct field whose value is
 // copied to a sink. Those are exported as facts, so a builder API in one package makes its callers in
 // every other package checked:

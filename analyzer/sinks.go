@@ -50,6 +50,35 @@ var envoySinks = []envoySink{
 	{"config/trace/v3", "LightstepConfig", "CollectorCluster"},
 }
 
+// envoyKeySinks lists the go-control-plane maps whose keys are names of resources defined
+// elsewhere: every key is a sink. Other map keys are not.
+var envoyKeySinks = []envoySink{
+	{"extensions/filters/http/health_check/v3", "HealthCheck", "ClusterMinHealthyPercentages"},
+}
+
+var envoyKeySinkIndex = func() map[string]bool {
+	m := make(map[string]bool, len(envoyKeySinks))
+	for _, s := range envoyKeySinks {
+		m[envoyPrefix+s.pkg+"."+s.typ+"."+s.field] = true
+	}
+	return m
+}()
+
+// envoyKeyField returns the sink of the keys of map field f of struct type owner.
+func envoyKeyField(owner *types.Named, f *types.Var) (Sink, bool) {
+	if owner == nil {
+		return Sink{}, false
+	}
+	obj := owner.Origin().Obj()
+	if obj.Pkg() == nil || !strings.HasPrefix(obj.Pkg().Path(), envoyPrefix) {
+		return Sink{}, false
+	}
+	if !envoyKeySinkIndex[obj.Pkg().Path()+"."+obj.Name()+"."+f.Name()] {
+		return Sink{}, false
+	}
+	return Sink{Field: "a key of " + obj.Pkg().Name() + "." + obj.Name() + "." + f.Name()}, true
+}
+
 // envoySinkIndex maps "pkgpath.Type.Field" to the field's display name ("listenerv3.Listener.Name").
 var envoySinkIndex = func() map[string]bool {
 	m := make(map[string]bool, len(envoySinks))

@@ -11,8 +11,10 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
+	hcv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
 	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 )
 
 // adminListener is a named constant: its value is read from type information.
@@ -91,4 +93,16 @@ func Others(service, meshName string) {
 	_ = &tracev3.LightstepConfig{CollectorCluster: "_lightstep:" + meshName}                                             // want `tracev3\.LightstepConfig\.CollectorCluster gets "_lightstep:\*"`
 	// Unkeyed literal: the first field is Name.
 	_ = &clusterv3.Cluster_EdsClusterConfig{"unkeyed:" + meshName} // want `clusterv3\.Cluster_EdsClusterConfig\.ServiceName gets "unkeyed:\*"`
+}
+
+// The keys of HealthCheck.ClusterMinHealthyPercentages are cluster names; other map keys are not.
+func HealthChecks(service string) *hcv3.HealthCheck {
+	hc := &hcv3.HealthCheck{ClusterMinHealthyPercentages: map[string]*typev3.Percent{
+		"outbound:" + service: {Value: 50}, // want `a key of health_checkv3\.HealthCheck\.ClusterMinHealthyPercentages gets "outbound:\*"`
+		"_internal":           {Value: 10},
+	}}
+	hc.ClusterMinHealthyPercentages["backup:"+service] = &typev3.Percent{Value: 5} // want `a key of health_checkv3\.HealthCheck\.ClusterMinHealthyPercentages gets "backup:\*"`
+	other := map[string]*typev3.Percent{"not:a:name": nil}
+	other["x:y"] = nil
+	return hc
 }
