@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Builds the pinned test tools (kube-apiserver, kubectl, etcd, helm) from the Go module proxy, caches each
+# binary under $HOME/.cache/kriguard/tools/<tool>-<key>/ and links it into the repository's bin/.
+#
+#   hack/tools.sh install   build what is missing, link bin/ (progress on stderr)
+#   hack/tools.sh env       install, then print `export` lines for eval (the only thing on stdout):
+#                           eval "$(hack/tools.sh env)"
+#   hack/tools.sh list      print the tools with their cache folders
+#   hack/tools.sh prune     remove cached builds of the tools that no current key refers to
+#
+# The key of a tool is the sha256 of its helper module's go.mod and go.sum, `go version`, GOFLAGS and the
+# fixed build flags below, so a version bump or a new Go rebuilds it and nothing else does. The build flags
+# never change between runs: toggling one (say -trimpath) would invalidate the whole Go build cache.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KRIGUARD_TOOLS_CACHE:-${HOME}/.cache/kriguard/tools}
+bindir="${root}/bin"
+
+# One line per binary: name, helper module folder (under test/tools), package, version ldflags, the
+# rough cold build time on 2 cores (for the message printed before a build) and the arguments that make
+# the binary print its version (run once after the build, as a smoke test).
+k8s_version=v1.37.1
+k8s_date=2026-09-23T17:06:22Z # the release time of k8s.io/kubernetes v1.37.1 on the module proxy
+k8s_ldflags=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  k8s_ldflags+=" -X ${pkg}.gitVersion=${k8s_version} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=37"
+  k8s_ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=${k8s_date}"
+done
+k8s_ldflags=${k8s_ldflags# }
+
+tools=(
+  "kube-apiserver|kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|${k8s_ldflags}|about 7 minutes|--version"
+  "kubectl|kube-apiserver|k8s.io/kubernetes/cmd/kubectl|${k8s_ldflags}|about 2 minutes after kube-apiserver|version --client"
+  "etcd|etcd|go.etcd.io/etcd/server/v3||about 1 minute|--version"
+  "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=v4.3.1|about 2 minutes|version --short"
+)
+
+# Fixed for every build: static binaries, no local paths, no VCS stamping (the helper modules sit inside
+# kriguard's own checkout, whose state must not leak into the binaries or their keys).
+build_flags=(-trimpath -buildvcs=false)
+export CGO_ENABLED=0
+# A go.work of the developer must not pull the helper modules into a workspace.
+export GOWORK=off
+
+# An interrupt must still run the EXIT trap that removes a half-written binary.
+trap 'exit 130' INT TERM
+
+log() { printf 'tools: %s\n' "$*" >&2; }
+
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# key prints the cache key of one tool.
+key() {
+  local moddir=$1 pkg=$2 ldflags=$3
+  {
+    cat "${moddir}/go.mod" "${moddir}/go.sum"
+    go version
+    printf 'GOFLAGS=%s\nCGO_ENABLED=%s\npkg=%s\nflags=%s\nldflags=%s\n' \
+      "${GOFLAGS:-}" "${CGO_ENABLED}" "${pkg}" "${build_flags[*]}" "${ldflags}"
+  } | sha256sum | cut -c1-16
+}
+
+# each calls "$1 name moddir pkg ldflags estimate version-args dir" for every tool.
+each() {
+  local fn=$1 line name mod pkg ldflags estimate versionargs moddir
+  for line in "${tools[@]}"; do
+    IFS='|' read -r name mod pkg ldflags estimate versionargs <<<"${line}"
+    moddir="${root}/test/tools/${mod}"
+    [ -f "${moddir}/go.mod" ] || die "missing helper module ${moddir}/go.mod"
+    "${fn}" "${name}" "${moddir}" "${pkg}" "${ldflags}" "${estimate}" "${versionargs}" \
+      "${cache}/${name}-$(key "${moddir}" "${pkg}" "${ldflags}")"
+  done
+}
+
+build_one() {
+  local name=$1 moddir=$2 pkg=$3 ldflags=$4 estimate=$5 versionargs=$6 dir=$7
+  if [ ! -x "${dir}/${name}" ]; then
+    log "building ${name} (${pkg}) from the Go module proxy into ${dir}"
+    log "this happens once per version and is cached; it takes ${estimate} on 2 cores with a cold Go build cache, less when warm"
+    mkdir -p "${dir}"
+    # Build into a temporary name and rename, so an interrupted build never leaves a binary that looks
+    # done; leftovers of an interrupted run are removed first (the lock is held, nobody else builds).
+    rm -f "${dir}/.${name}.tmp."*
+    local tmp="${dir}/.${name}.tmp.$$" start=${SECONDS} version
+    trap 'rm -f "'"${tmp}"'"' EXIT
+    (cd "${moddir}" && go build "${build_flags[@]}" -ldflags "${ldflags}" -o "${tmp}" "${pkg}") >&2 ||
+      die "building ${name} failed (see above)"
+    # shellcheck disable=SC2086 # versionargs holds several words on purpose
+    version=$("${tmp}" ${versionargs} 2>&1 | head -n 1) || die "${name} ${versionargs} failed: ${version}"
+    mv -f "${tmp}" "${dir}/${name}"
+    trap - EXIT
+    log "built ${name} in $((SECONDS - start))s: ${version}"
+  fi
+  ln -sfn "${dir}/${name}" "${bindir}/${name}"
+}
+
+install() {
+  mkdir -p "${cache}" "${bindir}"
+  # Two runs at once (two terminals, parallel CI jobs) would build the same tool twice on 2 cores; the
+  # second waits for the first and then finds everything cached.
+  exec 9>"${cache}/.lock"
+  if command -v flock >/dev/null && ! flock -n 9; then
+    log "another hack/tools.sh is building; waiting for it"
+    flock 9
+  fi
+  each build_one
+  exec 9>&-
+}
+
+list_one() { printf '%s\t%s\n' "$1" "$7"; }
+
+keep=()
+collect() { keep+=("$(basename "$7")"); }
+
+prune() {
+  each collect
+  local d k found
+  for d in "${cache}"/*/; do
+    [ -d "${d}" ] || continue
+    found=""
+    for k in "${keep[@]}"; do
+      [ "$(basename "${d}")" = "${k}" ] && found=1
+    done
+    if [ -z "${found}" ]; then
+      log "removing ${d}"
+      rm -rf "${d}"
+    fi
+  done
+}
+
+command -v go >/dev/null || die "go is not on PATH; install Go (see go.mod for the version)"
+
+case "${1:-}" in
+install)
+  install
+  log "ready in ${bindir}"
+  ;;
+env)
+  install
+  printf 'export KUBEBUILDER_ASSETS=%q\n' "${bindir}"
+  # shellcheck disable=SC2016 # $PATH is for the shell that evals this line
+  printf 'export PATH=%q:"$PATH"\n' "${bindir}"
+  ;;
+list) each list_one ;;
+prune) prune ;;
+*)
+  echo "usage: $0 install|env|list|prune" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,29 @@
+// Package testenv starts a real kube-apiserver and etcd for kriguard's tests, with the Kuma and Kong
+// CustomResourceDefinitions installed, and hands back a *rest.Config and a controller-runtime client.
+//
+// It wraps controller-runtime's envtest. The binaries come from hack/tools.sh, which builds pinned
+// versions from the Go module proxy: run `./hack/tools.sh install` (or `make test`, which does it) once.
+// The binaries are found in $KUBEBUILDER_ASSETS, else in the repository's bin/ folder that
+// hack/tools.sh fills. When they are missing, Start returns an error that says so and how to fix it;
+// the tests fail rather than skip, because a suite that silently skips its end-to-end half proves nothing.
+//
+// CRDs come from two places. The project's own test CRDs under test/crds are always loaded: they carry
+// the upstream group, versions, names, scope and short names with a loose schema that accepts any
+// spec. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from the
+// repository root) and in Options.ExtraCRDDirs are loaded as well, and a CRD there replaces the
+// project's own CRD of the same name, so a run with the upstream folders checks the real schemas.
+//
+// A package that needs a control plane usually starts one for all of its tests:
+//
+//	var env *testenv.Env
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(testenv.Main(m, testenv.Options{}, &env))
+//	}
+//
+// A single test can also start its own with StartForTest, which stops it when the test ends.
+//
+// Each control plane keeps its etcd data and certificates in a private folder under the system
+// temporary folder. Stop removes it; a later Start removes the folders (and stops the processes) that a
+// killed test binary left behind.
+package testenv

@@ -1,0 +1,321 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// env is the control plane every test of this package shares; starting it is part of what is tested.
+var env *Env
+
+func TestMain(m *testing.M) {
+	os.Exit(Main(m, Options{}, &env))
+}
+
+// pinnedKubernetesVersion reads the version hack/tools.sh builds from the helper module, so that a
+// version bump there needs no change here.
+func pinnedKubernetesVersion(t *testing.T) string {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(root, "test", "tools", "kube-apiserver", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(s.Text()), "require"))
+		if len(fields) >= 2 && fields[0] == "k8s.io/kubernetes" {
+			return fields[1]
+		}
+	}
+	t.Fatal("test/tools/kube-apiserver/go.mod requires no k8s.io/kubernetes")
+	return ""
+}
+
+func TestAPIServerReportsPinnedVersion(t *testing.T) {
+	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pinnedKubernetesVersion(t)
+	if info.GitVersion != want {
+		t.Errorf("kube-apiserver reports version %q, want %q (built by hack/tools.sh from test/tools/kube-apiserver)", info.GitVersion, want)
+	}
+	if major, minor, _ := strings.Cut(strings.TrimPrefix(want, "v"), "."); info.Major != major || !strings.HasPrefix(minor, info.Minor+".") {
+		t.Errorf("kube-apiserver reports major %q minor %q, want those of %s", info.Major, info.Minor, want)
+	}
+}
+
+// guardedKinds are the kinds kriguard guards (SPEC §1 and §3) plus the other Kuma kinds upstream ships
+// CRDs for: the harness must serve every one of them.
+var guardedKinds = map[string][]string{
+	"kuma.io": {
+		"ContainerPatch", "Dataplane", "DataplaneInsight", "HostnameGenerator", "Mesh", "MeshAccessLog",
+		"MeshCircuitBreaker", "MeshExternalService", "MeshFaultInjection", "MeshHTTPRoute", "MeshHealthCheck",
+		"MeshIdentity", "MeshInsight", "MeshLoadBalancingStrategy", "MeshMetric", "MeshMultiZoneService",
+		"MeshOpenTelemetryBackend", "MeshPassthrough", "MeshProxyPatch", "MeshRateLimit", "MeshRetry",
+		"MeshService", "MeshTCPRoute", "MeshTLS", "MeshTimeout", "MeshTrace", "MeshTrafficPermission",
+		"MeshTrust", "MeshZoneAddress", "ServiceInsight", "Workload", "Zone", "ZoneInsight",
+	},
+	"configuration.konghq.com": {
+		"KongPlugin", "KongPluginBinding", "KongRoute", "KongService", "KongTarget", "KongUpstream",
+	},
+}
+
+func TestServesEveryGuardedKind(t *testing.T) {
+	for group, kinds := range guardedKinds {
+		for _, kind := range kinds {
+			k, ok := env.Kind(group, kind)
+			if !ok {
+				t.Errorf("no CRD serves %s.%s", kind, group)
+				continue
+			}
+			if _, err := env.Client.RESTMapper().RESTMapping(k.GroupVersionKind().GroupKind(), k.Version); err != nil {
+				t.Errorf("%s.%s is not served: %v", kind, group, err)
+			}
+		}
+	}
+	if v, _ := env.Kind("configuration.konghq.com", "KongPlugin"); v.Version != "v1" {
+		t.Errorf("KongPlugin is served at %q, want v1", v.Version)
+	}
+}
+
+func TestEveryCRDIsEstablished(t *testing.T) {
+	if len(env.CRDs) != len(env.Kinds) {
+		t.Fatalf("%d CRDs installed for %d kinds", len(env.CRDs), len(env.Kinds))
+	}
+	for _, k := range env.Kinds {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Name: k.CRDName()}, &crd); err != nil {
+			t.Errorf("%s: %v", k.CRDName(), err)
+			continue
+		}
+		established := slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+			return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+		})
+		if !established {
+			t.Errorf("%s is not established: %+v", k.CRDName(), crd.Status.Conditions)
+		}
+	}
+}
+
+// TestUpstreamCRDsReplaceOwn checks, when KRIGUARD_EXTRA_CRDS is set, that the apiserver serves the
+// upstream schema, not the project's loose one, for every CRD found in those folders.
+func TestUpstreamCRDsReplaceOwn(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), nil, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Skipf("%s is not set: the suite runs on the project's own CRDs only", ExtraCRDsEnv)
+	}
+	for _, dir := range dirs {
+		upstream, err := readCRDDir(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range upstream {
+			t.Run(want.crd.Name, func(t *testing.T) {
+				var got apiextensionsv1.CustomResourceDefinition
+				if err := env.Client.Get(context.Background(), client.ObjectKey{Name: want.crd.Name}, &got); err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range want.crd.Spec.Versions {
+					if i >= len(got.Spec.Versions) || got.Spec.Versions[i].Name != v.Name {
+						t.Fatalf("installed versions %v, want %s at %d", got.Spec.Versions, v.Name, i)
+					}
+					if !equality.Semantic.DeepEqual(got.Spec.Versions[i].Schema, v.Schema) {
+						t.Errorf("%s: installed schema differs from %s", v.Name, want.source)
+					}
+				}
+				k, ok := env.Kind(want.crd.Spec.Group, want.crd.Spec.Names.Kind)
+				if !ok || !k.Upstream || k.Source != want.source {
+					t.Errorf("Env.Kinds has %+v, want the kind from %s", k, want.source)
+				}
+			})
+		}
+	}
+}
+
+// TestOwnCRDsMatchUpstream checks that test/crds names every kind as upstream does, so that a test
+// passing on the project's CRDs addresses the same resources as on a real cluster.
+func TestOwnCRDsMatchUpstream(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), nil, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Skipf("%s is not set: nothing upstream to compare test/crds with", ExtraCRDsEnv)
+	}
+	own, err := readCRDDir(filepath.Join(root, OwnCRDDir), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownByName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, c := range own {
+		ownByName[c.crd.Name] = c.crd
+	}
+	for _, dir := range dirs {
+		upstream, err := readCRDDir(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, up := range upstream {
+			t.Run(up.crd.Name, func(t *testing.T) {
+				mine := ownByName[up.crd.Name]
+				if mine == nil {
+					t.Fatalf("test/crds has no CRD %s (upstream: %s)", up.crd.Name, up.source)
+				}
+				if mine.Spec.Group != up.crd.Spec.Group || mine.Spec.Scope != up.crd.Spec.Scope {
+					t.Errorf("group/scope %s/%s, upstream %s/%s", mine.Spec.Group, mine.Spec.Scope, up.crd.Spec.Group, up.crd.Spec.Scope)
+				}
+				if !reflect.DeepEqual(mine.Spec.Names, up.crd.Spec.Names) {
+					t.Errorf("names %+v, upstream %+v", mine.Spec.Names, up.crd.Spec.Names)
+				}
+				if len(mine.Spec.Versions) != len(up.crd.Spec.Versions) {
+					t.Fatalf("%d versions, upstream %d", len(mine.Spec.Versions), len(up.crd.Spec.Versions))
+				}
+				for i, v := range up.crd.Spec.Versions {
+					m := mine.Spec.Versions[i]
+					if m.Name != v.Name || m.Served != v.Served || m.Storage != v.Storage || !reflect.DeepEqual(m.Subresources, v.Subresources) {
+						t.Errorf("version %d: %s served=%t storage=%t subresources=%+v, upstream %s served=%t storage=%t subresources=%+v",
+							i, m.Name, m.Served, m.Storage, m.Subresources, v.Name, v.Served, v.Storage, v.Subresources)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestEveryKindRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "roundtrip-"}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, ns) })
+
+	for _, k := range env.Kinds {
+		t.Run(k.Kind, func(t *testing.T) {
+			obj := NewObject(k, ns.Name, "roundtrip-"+strings.ToLower(k.Kind))
+			labels := map[string]string{"kuma.io/mesh": "default", "kuma.io/display-name": "roundtrip"}
+			obj.SetLabels(labels)
+			want := obj.DeepCopy()
+			if err := env.Client.Create(ctx, obj); err != nil {
+				t.Fatalf("creating %s (upstream schema: %t): %v", k.Kind, k.Upstream, err)
+			}
+			if !k.Namespaced {
+				t.Cleanup(func() { _ = env.Client.Delete(ctx, obj) })
+			}
+
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(k.GroupVersionKind())
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+				t.Fatalf("reading %s back: %v", k.Kind, err)
+			}
+			if got.GetUID() == "" || got.GetUID() != obj.GetUID() {
+				t.Errorf("read back uid %q, created %q", got.GetUID(), obj.GetUID())
+			}
+			if got.GetName() != want.GetName() || got.GetNamespace() != want.GetNamespace() {
+				t.Errorf("read back %s/%s, want %s/%s", got.GetNamespace(), got.GetName(), want.GetNamespace(), want.GetName())
+			}
+			if !reflect.DeepEqual(got.GetLabels(), labels) {
+				t.Errorf("read back labels %v, want %v", got.GetLabels(), labels)
+			}
+			for field, v := range want.Object {
+				if field == "apiVersion" || field == "kind" || field == "metadata" {
+					continue
+				}
+				if path, ok := contains(got.Object[field], v); !ok {
+					t.Errorf("read back %s%s differs: got %v, sent %v", field, path, got.Object[field], v)
+				}
+			}
+		})
+	}
+}
+
+// contains reports whether got holds everything sent holds: the apiserver may add defaults from the
+// schema but must not drop or change what it was given. It names the first path that differs.
+func contains(got, sent any) (string, bool) {
+	switch s := sent.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		for k, v := range s {
+			if path, ok := contains(g[k], v); !ok {
+				return "." + k + path, false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(s) {
+			return "", false
+		}
+		for i := range s {
+			if path, ok := contains(g[i], s[i]); !ok {
+				return fmt.Sprintf("[%d]%s", i, path), false
+			}
+		}
+		return "", true
+	default:
+		return "", reflect.DeepEqual(got, sent)
+	}
+}
+
+func TestMinimalObjectsNameLoadedKinds(t *testing.T) {
+	for gk := range minimalFields {
+		if _, ok := env.Kind(gk.Group, gk.Kind); !ok {
+			t.Errorf("objects.yaml lists %s, which no loaded CRD serves", gk)
+		}
+	}
+}
+
+// TestStartFailsWithoutBinaries proves that a machine without the tools fails the suite with the fix,
+// rather than skipping the end-to-end tests.
+func TestStartFailsWithoutBinaries(t *testing.T) {
+	t.Setenv(AssetsEnv, t.TempDir())
+	e, err := Start(Options{})
+	if err == nil {
+		_ = e.Stop()
+		t.Fatal("Start succeeded with an empty KUBEBUILDER_ASSETS")
+	}
+	for _, want := range []string{"kube-apiserver", "./hack/tools.sh install", "make test"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
