@@ -99,6 +99,7 @@ type state struct {
 	constLits map[*types.Const]*ast.BasicLit // made on first use
 	decls     map[*types.Func]*ast.FuncDecl  // made on first use
 	funcs     map[*types.Func]*fnInfo
+	getters   map[*types.Func]*types.Var
 	pkgInit   *fnInfo
 
 	fieldSinks map[*types.Var]Sink
@@ -221,6 +222,35 @@ func (st *state) fn(obj *types.Func) *fnInfo {
 	}
 	st.funcs[obj] = fi
 	return fi
+}
+
+// getter returns the field a method of the package returns as is (func (b *B) Name() string {
+// return b.name }), so that reading a name through its getter is still a copy.
+func (st *state) getter(fn *types.Func) *types.Var {
+	if fn.Pkg() != st.pass.Pkg {
+		return nil
+	}
+	if fv, ok := st.getters[fn]; ok {
+		return fv
+	}
+	var out *types.Var
+	if fi := st.fn(fn); fi != nil && fi.decl.Recv != nil && len(fi.decl.Recv.List) == 1 && len(fi.decl.Body.List) == 1 {
+		recv := fn.Type().(*types.Signature).Recv()
+		if ret, ok := fi.decl.Body.List[0].(*ast.ReturnStmt); ok && len(ret.Results) == 1 {
+			if sel, ok := ast.Unparen(ret.Results[0]).(*ast.SelectorExpr); ok {
+				if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && st.pass.TypesInfo.Uses[id] == recv {
+					if s, ok := st.pass.TypesInfo.Selections[sel]; ok && s.Kind() == types.FieldVal && isString(s.Obj().Type()) {
+						out = s.Obj().(*types.Var).Origin()
+					}
+				}
+			}
+		}
+	}
+	if st.getters == nil {
+		st.getters = map[*types.Func]*types.Var{}
+	}
+	st.getters[fn] = out
+	return out
 }
 
 // funcDecls calls f for every function of the package with a body, in source order.

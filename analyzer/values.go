@@ -307,6 +307,10 @@ func (f *fnInfo) evalCall(call *ast.CallExpr) []tmpl {
 			return f.evalJoin(call)
 		}
 	}
+	if fv := f.st.getter(fn); fv != nil {
+		// b.Name() where Name only returns b.name: a copy of the field.
+		return []tmpl{{parts: []part{{Part: Part{Kind: partField}, field: fv}}}}
+	}
 	shapes, local := f.st.resultOf(fn)
 	if shapes == nil {
 		return hole()

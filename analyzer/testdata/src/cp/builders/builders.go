@@ -152,3 +152,36 @@ func sanitize(s string) string {
 	}
 	return string(out)
 }
+
+// RouteBuilder reads its name back through a getter: still a copy of the field.
+type RouteBuilder struct {
+	name string
+}
+
+func (b *RouteBuilder) WithName(name string) *RouteBuilder { // want WithName:`sink params 0->routev3.Route.Name`
+	b.name = name
+	return b
+}
+
+func (b *RouteBuilder) Name() string { return b.name }
+
+func (b *RouteBuilder) Build() *routev3.Route { return &routev3.Route{Name: b.Name()} }
+
+// Functional options: the option closes over its parameter and writes it to a field.
+type ListenerOpt func(*listenerOpts)
+
+type listenerOpts struct {
+	name string
+}
+
+func WithListenerName(name string) ListenerOpt { // want WithListenerName:`sink params 0->listenerv3.Listener.Name`
+	return func(o *listenerOpts) { o.name = name }
+}
+
+func NewListener(opts ...ListenerOpt) *listenerv3.Listener {
+	o := &listenerOpts{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	return &listenerv3.Listener{Name: o.name}
+}

@@ -130,3 +130,9 @@ func Observability(s Service) {
 		builders.Zipkin(name, "/") // want `tracev3\.ZipkinConfig\.CollectorCluster gets "\*:legacy" \(variable name \(result of names\.Legacy\)\) through builders\.Zipkin parameter cluster: contains ':'`
 	}
 }
+
+func GetterAndOptions(s Service) {
+	var rb builders.RouteBuilder
+	rb.WithName("route:" + s.Name).Build()                                  // want `routev3\.Route\.Name gets "route:\*" \(literal "route:"\) through \(\*builders\.RouteBuilder\)\.WithName parameter name: contains ':'`
+	builders.NewListener(builders.WithListenerName(names.Outbound(s.Name))) // want `listenerv3\.Listener\.Name gets "outbound:\*" \(result of names\.Outbound\) through builders\.WithListenerName parameter name: contains ':'`
+}
