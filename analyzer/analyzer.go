@@ -174,19 +174,12 @@ func skipped(pass *analysis.Pass) bool {
 // relevant reports whether the package can write to a sink: it imports go-control-plane, a
 // package with sink facts, or holds a configured sink.
 func (st *state) relevant() bool {
-	for key := range st.cfg.sinks {
-		if strings.HasPrefix(key, st.pass.Pkg.Path()+".") {
-			return true
-		}
+	if st.cfg.sinks.inPackage(st.pass.Pkg.Path()) {
+		return true
 	}
 	for _, imp := range st.pass.Pkg.Imports() {
-		if strings.HasPrefix(imp.Path(), envoyPrefix) || st.pass.ImportPackageFact(imp, new(pkgFact)) {
+		if strings.HasPrefix(imp.Path(), envoyPrefix) || st.pass.ImportPackageFact(imp, new(pkgFact)) || st.cfg.sinks.inPackage(imp.Path()) {
 			return true
-		}
-		for key := range st.cfg.sinks {
-			if strings.HasPrefix(key, imp.Path()+".") {
-				return true
-			}
 		}
 	}
 	return false

@@ -134,6 +134,18 @@ func parseSinks(s string) (configuredSinks, error) {
 	return out, nil
 }
 
+// inPackage reports whether a configured sink may be a function or method of package path. A
+// path with dots in its last element makes the spelling ambiguous ("gopkg.in/a.v1.F"), so this
+// may say yes for a package that has none: it only decides whether a package is worth a look.
+func (c configuredSinks) inPackage(path string) bool {
+	for key := range c {
+		if rest, ok := strings.CutPrefix(key, path+"."); ok && strings.IndexByte(rest, '/') < 0 && strings.Count(rest, ".") <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // funcKey is the -sinks spelling of fn: "pkgpath.Func" or "pkgpath.Type.Method".
 func funcKey(fn *types.Func) string {
 	if fn.Pkg() == nil {

@@ -1,0 +1,49 @@
+package analyzer
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseSinks(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    configuredSinks
+		wantErr bool
+	}{
+		{name: "empty", in: "", want: configuredSinks{}},
+		{name: "function", in: "github.com/x/y.F:1", want: configuredSinks{"github.com/x/y.F": {1}}},
+		{name: "method and spaces", in: " github.com/x/y.T.M:0 , github.com/x/y.T.M:2", want: configuredSinks{"github.com/x/y.T.M": {0, 2}}},
+		{name: "dotted path", in: "gopkg.in/a.v1.F:0", want: configuredSinks{"gopkg.in/a.v1.F": {0}}},
+		{name: "no index", in: "github.com/x/y.F", wantErr: true},
+		{name: "bad index", in: "github.com/x/y.F:x", wantErr: true},
+		{name: "negative index", in: "github.com/x/y.F:-1", wantErr: true},
+		{name: "no function", in: "github.com/x/y:1", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseSinks(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("parseSinks(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("parseSinks(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfiguredSinksInPackage(t *testing.T) {
+	c := configuredSinks{"github.com/x/y.T.M": {0}, "gopkg.in/a.v1.F": {0}}
+	for path, want := range map[string]bool{
+		"github.com/x/y":  true,
+		"github.com/x":    false,
+		"github.com/x/yy": false,
+		"gopkg.in/a.v1":   true,
+	} {
+		if got := c.inPackage(path); got != want {
+			t.Errorf("inPackage(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
