@@ -1,0 +1,131 @@
+{{/* Chart name, cut to 63 characters (a label value). */}}
+{{- define "kriguard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+Prefix of every object name. Cut to 40 characters so that the longest derived name
+("<fullname>-webhook-tls", "<fullname>-validating") stays a valid label value.
+*/}}
+{{- define "kriguard.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kriguard.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Names shared by several templates; the webhook receives the same ones as flags. */}}
+{{- define "kriguard.serviceName" -}}{{ include "kriguard.fullname" . }}-webhook{{- end -}}
+{{- define "kriguard.secretName" -}}{{ include "kriguard.fullname" . }}-webhook-tls{{- end -}}
+{{- define "kriguard.validatingName" -}}{{ include "kriguard.fullname" . }}-validating{{- end -}}
+{{- define "kriguard.mutatingName" -}}{{ include "kriguard.fullname" . }}-mutating{{- end -}}
+{{- define "kriguard.configMapName" -}}{{ include "kriguard.fullname" . }}-config{{- end -}}
+{{- define "kriguard.certificateName" -}}{{ include "kriguard.fullname" . }}-serving-cert{{- end -}}
+{{- define "kriguard.issuerName" -}}{{ include "kriguard.fullname" . }}-selfsigned{{- end -}}
+{{- define "kriguard.serviceAccountName" -}}
+{{- default (include "kriguard.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{- define "kriguard.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kriguard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: webhook
+{{- end -}}
+
+{{- define "kriguard.labels" -}}
+helm.sh/chart: {{ include "kriguard.chart" . }}
+{{ include "kriguard.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: kriguard
+{{- end -}}
+
+{{- define "kriguard.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* cert-manager's "<namespace>/<certificate>" reference for its CA injector. */}}
+{{- define "kriguard.injectCAFrom" -}}
+{{ .Release.Namespace }}/{{ include "kriguard.certificateName" . }}
+{{- end -}}
+
+{{/*
+The enabled kinds, sorted by key (Helm ranges over maps in key order), as a YAML list of
+{group, version, kind, resource, enforcement, shortName, scope}.
+*/}}
+{{- define "kriguard.kinds" -}}
+{{- $out := list -}}
+{{- range $key, $k := .Values.config.kinds -}}
+{{- if and $k (ne (toString (dig "enabled" true $k)) "false") -}}
+{{- $out = append $out (dict "group" $k.group "version" $k.version "kind" (default $key $k.kind) "resource" $k.resource "enforcement" ($k.enforcement | default "") "shortName" ($k.shortName | default "") "scope" ($k.scope | default "")) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/*
+Admission rules for the enabled kinds: one rule per group and version, the resources sorted. Only the
+listed resources (no subresources such as status), never a wildcard.
+*/}}
+{{- define "kriguard.rules" -}}
+{{- $kinds := include "kriguard.kinds" . | fromYamlArray -}}
+{{- $byGV := dict -}}
+{{- range $kinds -}}
+{{- $gv := printf "%s/%s" .group .version -}}
+{{- $_ := set $byGV $gv (append (get $byGV $gv | default list) .resource) -}}
+{{- end -}}
+{{- if not $byGV -}}
+{{- fail "config.kinds: at least one kind must be enabled; a webhook with no rules guards nothing" -}}
+{{- end -}}
+{{- range $gv, $resources := $byGV }}
+- apiGroups: [{{ splitList "/" $gv | first | quote }}]
+  apiVersions: [{{ splitList "/" $gv | last | quote }}]
+  resources: {{ $resources | uniq | sortAlpha | toJson }}
+  operations: ["CREATE", "UPDATE"]
+  scope: "*"
+{{- end }}
+{{- end -}}
+
+{{/* Namespaces the webhook never sees: kube-system, its own, the configured ones, and opted-out ones. */}}
+{{- define "kriguard.namespaceSelector" -}}
+matchExpressions:
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values: {{ concat (list "kube-system" .Release.Namespace) .Values.admission.excludeNamespaces | uniq | toJson }}
+  - key: {{ .Values.admission.optOutLabel }}
+    operator: NotIn
+    values: ["true"]
+{{- end -}}
+
+{{/* Fails rendering when values contradict each other in ways the JSON schema cannot express. */}}
+{{- define "kriguard.validate" -}}
+{{- $minGrace := add .Values.webhook.shutdownDelaySeconds .Values.admission.timeoutSeconds -}}
+{{- if le (int .Values.terminationGracePeriodSeconds) (int $minGrace) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%v) must exceed webhook.shutdownDelaySeconds + admission.timeoutSeconds (%v): a pod killed earlier drops admission requests in flight" .Values.terminationGracePeriodSeconds $minGrace) -}}
+{{- end -}}
+{{- if and .Values.webhook.metricsPort (or (eq (int .Values.webhook.metricsPort) (int .Values.webhook.port)) (eq (int .Values.webhook.metricsPort) (int .Values.webhook.healthPort))) -}}
+{{- fail "webhook.metricsPort must differ from webhook.port and webhook.healthPort" -}}
+{{- end -}}
+{{- range $key, $k := .Values.config.kinds -}}
+{{- if and $k (regexMatch "(^|\\.)k8s\\.io$" (toString $k.group)) -}}
+{{- fail (printf "config.kinds.%s.group: %s is a Kubernetes API group; kriguard guards custom resources only (a rule on core or *.k8s.io kinds could block the cluster itself)" $key $k.group) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq (int .Values.webhook.port) (int .Values.webhook.healthPort) -}}
+{{- fail "webhook.healthPort must differ from webhook.port" -}}
+{{- end -}}
+{{- end -}}

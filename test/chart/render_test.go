@@ -1,0 +1,678 @@
+package chart
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/yaml"
+)
+
+// valueSets are the configurations every chart test renders: the defaults and the options a user is
+// most likely to change.
+var valueSets = []struct {
+	name   string
+	values string
+}{
+	{name: "defaults"},
+	{name: "cert-manager", values: `
+certManager:
+  enabled: true
+`},
+	{name: "cert-manager with an existing issuer", values: `
+certManager:
+  enabled: true
+  issuerRef: {name: corp-ca, kind: ClusterIssuer, group: cert-manager.io}
+`},
+	{name: "one replica, permissive", values: `
+replicaCount: 1
+admission:
+  failurePolicy: Ignore
+  timeoutSeconds: 10
+config:
+  defaultEnforcement: warn
+`},
+	{name: "customised kinds", values: `
+admission:
+  excludeNamespaces: [monitoring, istio-system]
+  optOutLabel: example.com/no-kriguard
+config:
+  types:
+    - {kind: MeshWidget, shortName: mw, scope: Mesh}
+  kinds:
+    MeshTimeout: {enforcement: dryrun}
+    Dataplane: {enabled: false}
+    MeshWidget: {group: kuma.io, version: v1alpha1, resource: meshwidgets}
+    MeshGadget: {group: kuma.io, version: v1alpha1, resource: meshgadgets, shortName: mg, scope: Global, enforcement: warn}
+`},
+	{name: "renamed, pinned, no metrics", values: `
+fullnameOverride: guard
+image:
+  digest: sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+webhook:
+  metricsPort: 0
+  port: 10250
+  shutdownDelaySeconds: 20
+  extraArgs: [--enable-http2=false]
+terminationGracePeriodSeconds: 60
+`},
+}
+
+func TestLintStrict(t *testing.T) {
+	for _, vs := range valueSets {
+		t.Run(vs.name, func(t *testing.T) {
+			args := []string{"lint", "--strict", chartDir(t), "--namespace", releaseNamespace}
+			out, err := helm(t, "", append(args, valuesFile(t, vs.values)...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, "0 chart(s) failed") {
+				t.Errorf("helm lint did not report success:\n%s", out)
+			}
+		})
+	}
+}
+
+// chartValues reads the chart's own values.yaml merged with a values document, the way the templates see
+// them (one level of map merging is all these tests need).
+func chartValues(t testing.TB, overlay string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(chartDir(t), "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base, over map[string]any
+	if err := yaml.Unmarshal(data, &base); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(overlay), &over); err != nil {
+		t.Fatal(err)
+	}
+	return merge(base, over)
+}
+
+func merge(base, over map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		bm, ok1 := out[k].(map[string]any)
+		om, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = merge(bm, om)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// guardedKind is one enabled entry of config.kinds.
+type guardedKind struct {
+	group, version, kind, resource, enforcement string
+}
+
+// guardedKinds lists the enabled kinds of a values map, sorted by kind.
+func guardedKinds(values map[string]any) []guardedKind {
+	var out []guardedKind
+	kinds, _ := values["config"].(map[string]any)["kinds"].(map[string]any)
+	for key, raw := range kinds {
+		m, _ := raw.(map[string]any)
+		if m == nil || m["enabled"] == false {
+			continue
+		}
+		k := guardedKind{group: str(m["group"]), version: str(m["version"]), kind: key, resource: str(m["resource"]), enforcement: str(m["enforcement"])}
+		if s := str(m["kind"]); s != "" {
+			k.kind = s
+		}
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b guardedKind) int { return strings.Compare(a.kind, b.kind) })
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// contractFlags reads the webhook's flags from docs/contracts.md, the file the chart and the binary
+// both follow.
+func contractFlags(t testing.TB) sets.Set[string] {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root(t), "docs", "contracts.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := sets.New[string]()
+	for _, m := range regexp.MustCompile("(?m)^\\| `(--[a-z0-9-]+)`").FindAllStringSubmatch(string(data), -1) {
+		flags.Insert(m[1])
+	}
+	if flags.Len() < 10 {
+		t.Fatalf("found only %d flags in docs/contracts.md: %v", flags.Len(), sets.List(flags))
+	}
+	return flags
+}
+
+// names the objects of a release are expected to have.
+type names struct {
+	full, service, secret, validating, mutating, configMap, serviceAccount string
+}
+
+func namesFor(full string) names {
+	return names{
+		full: full, service: full + "-webhook", secret: full + "-webhook-tls",
+		validating: full + "-validating", mutating: full + "-mutating", configMap: full + "-config",
+		serviceAccount: full,
+	}
+}
+
+func TestRender(t *testing.T) {
+	flags := contractFlags(t)
+	for _, vs := range valueSets {
+		t.Run(vs.name, func(t *testing.T) {
+			values := chartValues(t, vs.values)
+			objs := render(t, "kriguard", releaseNamespace, vs.values)
+			n := namesFor("kriguard")
+			if s := str(values["fullnameOverride"]); s != "" {
+				n = namesFor(s)
+			}
+			certManager := values["certManager"].(map[string]any)["enabled"] == true
+
+			checkObjectSet(t, objs, n, values, certManager)
+			checkMetadata(t, objs)
+			checkWebhookConfigurations(t, objs, n, values, certManager)
+			checkDeployment(t, objs, n, values, certManager, flags)
+			checkConfigMap(t, objs, n, values)
+			if certManager {
+				checkCertManager(t, objs, n, values)
+			} else {
+				checkRBAC(t, objs, n)
+			}
+		})
+	}
+}
+
+func checkObjectSet(t *testing.T, objs manifest, n names, values map[string]any, certManager bool) {
+	t.Helper()
+	want := []string{
+		"ConfigMap/" + n.configMap, "ServiceAccount/" + n.serviceAccount, "Service/" + n.service,
+		"Deployment/" + n.full, "ValidatingWebhookConfiguration/" + n.validating,
+		"MutatingWebhookConfiguration/" + n.mutating,
+	}
+	if values["replicaCount"].(float64) >= 2 {
+		want = append(want, "PodDisruptionBudget/"+n.full)
+	}
+	if certManager {
+		want = append(want, "Certificate/"+n.full+"-serving-cert")
+		if len(values["certManager"].(map[string]any)["issuerRef"].(map[string]any)) == 0 {
+			want = append(want, "Issuer/"+n.full+"-selfsigned")
+		}
+	} else {
+		want = append(want, "Secret/"+n.secret, "Role/"+n.full+"-cert-controller",
+			"RoleBinding/"+n.full+"-cert-controller", "ClusterRole/"+n.full+"-cert-controller",
+			"ClusterRoleBinding/"+n.full+"-cert-controller")
+	}
+	got := objs.names()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("rendered objects:\n got %v\nwant %v", got, want)
+	}
+}
+
+func checkMetadata(t *testing.T, objs manifest) {
+	t.Helper()
+	clusterScoped := sets.New("ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
+	for _, o := range objs {
+		id := o.GetKind() + "/" + o.GetName()
+		l := o.GetLabels()
+		for _, k := range []string{"helm.sh/chart", "app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version", "app.kubernetes.io/managed-by"} {
+			if l[k] == "" {
+				t.Errorf("%s: label %s is missing", id, k)
+			}
+		}
+		if l["app.kubernetes.io/managed-by"] != "Helm" {
+			t.Errorf("%s: app.kubernetes.io/managed-by = %q, want Helm", id, l["app.kubernetes.io/managed-by"])
+		}
+		if clusterScoped.Has(o.GetKind()) {
+			if o.GetNamespace() != "" {
+				t.Errorf("%s: cluster-scoped object has namespace %q", id, o.GetNamespace())
+			}
+		} else if o.GetNamespace() != releaseNamespace {
+			t.Errorf("%s: namespace = %q, want the release namespace %q", id, o.GetNamespace(), releaseNamespace)
+		}
+		// Helm deletes hook objects only by their delete policy, not on uninstall; the chart has none.
+		for k := range o.GetAnnotations() {
+			if strings.HasPrefix(k, "helm.sh/hook") {
+				t.Errorf("%s: annotation %s: the chart must not use hooks", id, k)
+			}
+		}
+	}
+}
+
+func checkWebhookConfigurations(t *testing.T, objs manifest, n names, values map[string]any, certManager bool) {
+	t.Helper()
+	admission := values["admission"].(map[string]any)
+	wantRules := sets.New[string]()
+	for _, k := range guardedKinds(values) {
+		wantRules.Insert(k.group + "/" + k.version + "/" + k.resource)
+	}
+	excluded := []string{"kube-system", releaseNamespace}
+	for _, ns := range admission["excludeNamespaces"].([]any) {
+		excluded = append(excluded, ns.(string))
+	}
+
+	for _, tc := range []struct {
+		kind, name, path string
+	}{
+		{"ValidatingWebhookConfiguration", n.validating, "/validate"},
+		{"MutatingWebhookConfiguration", n.mutating, "/mutate"},
+	} {
+		o := objs.get(t, tc.kind, tc.name)
+		id := tc.kind + "/" + tc.name
+		// The injector owns caBundle; a template value would be put back on every upgrade.
+		if data, _ := yaml.Marshal(o.Object); strings.Contains(string(data), "caBundle") {
+			t.Errorf("%s: has a caBundle in the template", id)
+		}
+		inject := o.GetAnnotations()["cert-manager.io/inject-ca-from"]
+		if certManager && inject != releaseNamespace+"/"+n.full+"-serving-cert" {
+			t.Errorf("%s: cert-manager.io/inject-ca-from = %q", id, inject)
+		}
+		if !certManager && inject != "" {
+			t.Errorf("%s: cert-manager annotation without cert-manager", id)
+		}
+		hooks := slice(t, o, "webhooks")
+		if len(hooks) != 1 {
+			t.Fatalf("%s: %d webhooks, want 1", id, len(hooks))
+		}
+		h := &unstructured.Unstructured{Object: hooks[0]}
+		for _, c := range []struct {
+			path []string
+			want any
+		}{
+			{[]string{"sideEffects"}, "None"},
+			{[]string{"admissionReviewVersions"}, []any{"v1"}},
+			{[]string{"failurePolicy"}, admission["failurePolicy"]},
+			{[]string{"timeoutSeconds"}, admission["timeoutSeconds"]},
+			{[]string{"matchPolicy"}, "Equivalent"},
+			{[]string{"clientConfig", "service", "name"}, n.service},
+			{[]string{"clientConfig", "service", "namespace"}, releaseNamespace},
+			{[]string{"clientConfig", "service", "path"}, tc.path},
+			{[]string{"clientConfig", "service", "port"}, float64(443)},
+		} {
+			if got := field(t, h, c.path...); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%s: %s = %v, want %v", id, strings.Join(c.path, "."), got, c.want)
+			}
+		}
+		if _, ok := hooks[0]["clientConfig"].(map[string]any)["url"]; ok {
+			t.Errorf("%s: clientConfig.url set; the webhook is reached through its Service", id)
+		}
+
+		gotRules := sets.New[string]()
+		for _, r := range slice(t, h, "rules") {
+			ops := fmt.Sprint(r["operations"])
+			if ops != "[CREATE UPDATE]" {
+				t.Errorf("%s: rule operations %s, want [CREATE UPDATE] (DELETE is never blocked)", id, ops)
+			}
+			for _, g := range r["apiGroups"].([]any) {
+				for _, v := range r["apiVersions"].([]any) {
+					for _, res := range r["resources"].([]any) {
+						rule := fmt.Sprintf("%s/%s/%s", g, v, res)
+						if strings.Contains(rule, "*") || g == "" || strings.HasSuffix(g.(string), "k8s.io") || strings.Count(rule, "/") != 2 {
+							t.Errorf("%s: rule %s is a wildcard, a Kubernetes group or a subresource", id, rule)
+						}
+						gotRules.Insert(rule)
+					}
+				}
+			}
+		}
+		if !gotRules.Equal(wantRules) {
+			t.Errorf("%s: rules differ from config.kinds:\n missing %v\n extra %v", id,
+				sets.List(wantRules.Difference(gotRules)), sets.List(gotRules.Difference(wantRules)))
+		}
+
+		sel := field(t, h, "namespaceSelector").(map[string]any)
+		if _, ok := sel["matchLabels"]; ok {
+			t.Errorf("%s: namespaceSelector.matchLabels would select only labelled namespaces", id)
+		}
+		exprs := fmt.Sprint(sel["matchExpressions"])
+		for _, want := range []string{
+			fmt.Sprint(map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": toAny(excluded)}),
+			fmt.Sprint(map[string]any{"key": admission["optOutLabel"], "operator": "NotIn", "values": []any{"true"}}),
+		} {
+			if !strings.Contains(exprs, want) {
+				t.Errorf("%s: namespaceSelector.matchExpressions = %s, want it to contain %s", id, exprs, want)
+			}
+		}
+	}
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// args turns a container's args into a flag → value map; a repeated flag fails the test.
+func args(t *testing.T, c map[string]any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, a := range c["args"].([]any) {
+		name, value, _ := strings.Cut(a.(string), "=")
+		if _, dup := out[name]; dup {
+			t.Errorf("flag %s given twice", name)
+		}
+		out[name] = value
+	}
+	return out
+}
+
+func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any, certManager bool, flags sets.Set[string]) {
+	t.Helper()
+	d := objs.get(t, "Deployment", n.full)
+	webhook := values["webhook"].(map[string]any)
+	if got := field(t, d, "spec", "replicas"); got != values["replicaCount"] {
+		t.Errorf("replicas = %v, want %v", got, values["replicaCount"])
+	}
+	if got := field(t, d, "spec", "strategy", "rollingUpdate", "maxUnavailable"); got != float64(0) {
+		t.Errorf("maxUnavailable = %v, want 0", got)
+	}
+	pod := &unstructured.Unstructured{Object: field(t, d, "spec", "template").(map[string]any)}
+	podLabels := pod.GetLabels()
+	for k, v := range field(t, d, "spec", "selector", "matchLabels").(map[string]any) {
+		if podLabels[k] != v {
+			t.Errorf("pod label %s = %q, the selector wants %q", k, podLabels[k], v)
+		}
+	}
+	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != !certManager {
+		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller only", got)
+	}
+	if got := field(t, pod, "spec", "serviceAccountName"); got != n.serviceAccount {
+		t.Errorf("serviceAccountName = %v", got)
+	}
+	sa := objs.get(t, "ServiceAccount", n.serviceAccount)
+	if got := field(t, sa, "automountServiceAccountToken"); got != false {
+		t.Errorf("ServiceAccount automountServiceAccountToken = %v, want false (the pod opts in)", got)
+	}
+	anti := slice(t, pod, "spec", "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
+	if len(anti) != 1 || anti[0]["podAffinityTerm"].(map[string]any)["topologyKey"] != "kubernetes.io/hostname" {
+		t.Errorf("preferred anti-affinity on kubernetes.io/hostname is missing: %v", anti)
+	}
+	for k, want := range map[string]any{"runAsNonRoot": true, "runAsUser": float64(65532)} {
+		if got := field(t, pod, "spec", "securityContext", k); got != want {
+			t.Errorf("pod securityContext.%s = %v, want %v", k, got, want)
+		}
+	}
+	if got := field(t, pod, "spec", "securityContext", "seccompProfile", "type"); got != "RuntimeDefault" {
+		t.Errorf("pod seccompProfile = %v", got)
+	}
+	grace := field(t, pod, "spec", "terminationGracePeriodSeconds").(float64)
+	delay := webhook["shutdownDelaySeconds"].(float64)
+	if grace <= delay+values["admission"].(map[string]any)["timeoutSeconds"].(float64) {
+		t.Errorf("terminationGracePeriodSeconds %v does not exceed the shutdown delay %v plus the admission timeout", grace, delay)
+	}
+
+	containers := slice(t, pod, "spec", "containers")
+	if len(containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(containers))
+	}
+	c := &unstructured.Unstructured{Object: containers[0]}
+	for _, p := range [][]string{{"readOnlyRootFilesystem"}, {"runAsNonRoot"}} {
+		if got := field(t, c, append([]string{"securityContext"}, p...)...); got != true {
+			t.Errorf("container securityContext.%s = %v, want true", p[0], got)
+		}
+	}
+	if got := field(t, c, "securityContext", "allowPrivilegeEscalation"); got != false {
+		t.Errorf("allowPrivilegeEscalation = %v", got)
+	}
+	if got := fmt.Sprint(field(t, c, "securityContext", "capabilities", "drop")); got != "[ALL]" {
+		t.Errorf("capabilities.drop = %v, want [ALL]", got)
+	}
+	for _, k := range []string{"requests", "limits"} {
+		if m, _ := field(t, c, "resources", k).(map[string]any); len(m) == 0 {
+			t.Errorf("resources.%s is empty", k)
+		}
+	}
+
+	a := args(t, containers[0])
+	for name := range a {
+		if !flags.Has(name) && !strings.HasPrefix(name, "--zap-") {
+			t.Errorf("flag %s is not in docs/contracts.md", name)
+		}
+	}
+	mgmt := "cert-controller"
+	if certManager {
+		mgmt = "external"
+	}
+	wantArgs := map[string]string{
+		"--cert-management":                  mgmt,
+		"--cert-secret-name":                 n.secret,
+		"--cert-secret-namespace":            "$(POD_NAMESPACE)",
+		"--service-name":                     n.service,
+		"--validating-webhook-configuration": n.validating,
+		"--mutating-webhook-configuration":   n.mutating,
+		"--webhook-port":                     fmt.Sprint(webhook["port"]),
+		"--health-probe-bind-address":        fmt.Sprintf(":%v", webhook["healthPort"]),
+		"--shutdown-delay":                   fmt.Sprintf("%vs", webhook["shutdownDelaySeconds"]),
+		"--tls-min-version":                  fmt.Sprint(webhook["tlsMinVersion"]),
+	}
+	if webhook["metricsPort"] == float64(0) {
+		wantArgs["--metrics-bind-address"] = "0"
+	} else {
+		wantArgs["--metrics-bind-address"] = fmt.Sprintf(":%v", webhook["metricsPort"])
+	}
+	for k, want := range wantArgs {
+		if a[k] != want {
+			t.Errorf("%s=%q, want %q", k, a[k], want)
+		}
+	}
+	env := fmt.Sprint(field(t, c, "env"))
+	if !strings.Contains(env, "name:POD_NAMESPACE") || !strings.Contains(env, "fieldPath:metadata.namespace") {
+		t.Errorf("POD_NAMESPACE does not come from the downward API: %s", env)
+	}
+
+	// The files the flags name are where the volumes put them.
+	mounts := map[string]map[string]any{} // mountPath → volume
+	volumes := map[string]map[string]any{}
+	for _, v := range slice(t, pod, "spec", "volumes") {
+		volumes[v["name"].(string)] = v
+	}
+	for _, m := range slice(t, c, "volumeMounts") {
+		mounts[m["mountPath"].(string)] = volumes[m["name"].(string)]
+	}
+	if v := mounts[filepath.Dir(a["--config"])]; v == nil || fmt.Sprint(v["configMap"]) != fmt.Sprint(map[string]any{"name": n.configMap}) {
+		t.Errorf("--config=%s is not in a volume of ConfigMap %s: %v", a["--config"], n.configMap, v)
+	}
+	// With cert-controller the webhook writes the certificate it reads from the Secret; with cert-manager
+	// the kubelet projects cert-manager's Secret.
+	v := mounts[a["--cert-dir"]]
+	secret, _ := v["secret"].(map[string]any)
+	switch {
+	case v == nil:
+		t.Errorf("--cert-dir=%s is not a volume", a["--cert-dir"])
+	case certManager && (secret == nil || secret["secretName"] != n.secret):
+		t.Errorf("--cert-dir=%s is not a volume of Secret %s: %v", a["--cert-dir"], n.secret, v)
+	case !certManager && v["emptyDir"] == nil:
+		t.Errorf("--cert-dir=%s is not a writable emptyDir: %v", a["--cert-dir"], v)
+	}
+	if v := mounts["/tmp"]; v == nil || v["emptyDir"] == nil {
+		t.Errorf("/tmp is not a writable emptyDir: %v", v)
+	}
+
+	ports := map[string]any{}
+	for _, p := range slice(t, c, "ports") {
+		ports[p["name"].(string)] = p["containerPort"]
+	}
+	if ports["https-webhook"] != webhook["port"] || ports["healthz"] != webhook["healthPort"] {
+		t.Errorf("container ports %v do not match the webhook's flags", ports)
+	}
+	for probe, path := range map[string]string{"livenessProbe": "/healthz", "readinessProbe": "/readyz"} {
+		if got := field(t, c, probe, "httpGet", "path"); got != path {
+			t.Errorf("%s path = %v, want %s", probe, got, path)
+		}
+		if got := field(t, c, probe, "httpGet", "port"); got != "healthz" {
+			t.Errorf("%s port = %v, want the health port", probe, got)
+		}
+	}
+
+	svc := objs.get(t, "Service", n.service)
+	svcPorts := slice(t, svc, "spec", "ports")
+	if svcPorts[0]["port"] != float64(443) || svcPorts[0]["targetPort"] != "https-webhook" {
+		t.Errorf("Service does not forward 443 to the webhook port: %v", svcPorts[0])
+	}
+	if got, want := len(svcPorts), 2; webhook["metricsPort"] == float64(0) && got != 1 || webhook["metricsPort"] != float64(0) && got != want {
+		t.Errorf("Service ports = %v", svcPorts)
+	}
+	if pdbs := objs.ofKind("PodDisruptionBudget"); len(pdbs) == 1 {
+		if got := field(t, pdbs[0], "spec", "minAvailable"); got != float64(1) {
+			t.Errorf("PodDisruptionBudget minAvailable = %v", got)
+		}
+	}
+}
+
+func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any) {
+	t.Helper()
+	cm := objs.get(t, "ConfigMap", n.configMap)
+	var cfg struct {
+		APIVersion         string           `json:"apiVersion"`
+		Kind               string           `json:"kind"`
+		DefaultEnforcement string           `json:"defaultEnforcement"`
+		Types              []map[string]any `json:"types"`
+		Kinds              []map[string]any `json:"kinds"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(field(t, cm, "data", "config.yaml").(string)), &cfg); err != nil {
+		t.Fatalf("config.yaml: %v", err)
+	}
+	cfgValues := values["config"].(map[string]any)
+	if cfg.APIVersion != "kriguard.io/v1alpha1" || cfg.Kind != "Configuration" || cfg.DefaultEnforcement != cfgValues["defaultEnforcement"] {
+		t.Errorf("config.yaml header: %+v", cfg)
+	}
+	want := guardedKinds(values)
+	if len(cfg.Kinds) != len(want) {
+		t.Fatalf("config.yaml has %d kinds, want %d", len(cfg.Kinds), len(want))
+	}
+	for i, k := range cfg.Kinds {
+		w := want[i]
+		if k["group"] != w.group || k["version"] != w.version || k["kind"] != w.kind || str(k["enforcement"]) != w.enforcement {
+			t.Errorf("config.yaml kinds[%d] = %v, want %+v", i, k, w)
+		}
+		if _, ok := k["resource"]; ok {
+			t.Errorf("config.yaml kinds[%d] has the chart-only field resource", i)
+		}
+	}
+	if got, want := len(cfg.Types), len(cfgValues["types"].([]any)); got != want {
+		t.Errorf("config.yaml has %d types, want %d", got, want)
+	}
+}
+
+func checkRBAC(t *testing.T, objs manifest, n names) {
+	t.Helper()
+	for _, o := range append(objs.ofKind("Role"), objs.ofKind("ClusterRole")...) {
+		for _, r := range slice(t, o, "rules") {
+			if s := fmt.Sprint(r); strings.Contains(s, "*") || strings.Contains(s, "create") || strings.Contains(s, "delete") {
+				t.Errorf("%s/%s: rule %s grants a wildcard, create or delete", o.GetKind(), o.GetName(), s)
+			}
+			verbs := fmt.Sprint(r["verbs"])
+			if _, named := r["resourceNames"]; !named && verbs != "[list watch]" && verbs != "[get list watch]" {
+				t.Errorf("%s/%s: rule %v writes without resourceNames", o.GetKind(), o.GetName(), r)
+			}
+		}
+	}
+	role := objs.get(t, "Role", n.full+"-cert-controller")
+	if got := fmt.Sprint(slice(t, role, "rules")[1]["resourceNames"]); got != "["+n.secret+"]" {
+		t.Errorf("Role writes Secrets %s, want only [%s]", got, n.secret)
+	}
+	for _, kind := range []string{"RoleBinding", "ClusterRoleBinding"} {
+		b := objs.get(t, kind, n.full+"-cert-controller")
+		subjects := slice(t, b, "subjects")
+		if len(subjects) != 1 || subjects[0]["name"] != n.serviceAccount || subjects[0]["namespace"] != releaseNamespace {
+			t.Errorf("%s subjects = %v, want only the chart's ServiceAccount", kind, subjects)
+		}
+	}
+	s := objs.get(t, "Secret", n.secret)
+	if s.Object["data"] != nil || s.Object["stringData"] != nil {
+		t.Errorf("Secret %s carries data in the template; helm upgrade would overwrite cert-controller's certificate", n.secret)
+	}
+}
+
+func checkCertManager(t *testing.T, objs manifest, n names, values map[string]any) {
+	t.Helper()
+	cert := objs.get(t, "Certificate", n.full+"-serving-cert")
+	if got := field(t, cert, "spec", "secretName"); got != n.secret {
+		t.Errorf("Certificate secretName = %v, want %s", got, n.secret)
+	}
+	dns := fmt.Sprint(field(t, cert, "spec", "dnsNames"))
+	if !strings.Contains(dns, n.service+"."+releaseNamespace+".svc ") {
+		t.Errorf("Certificate dnsNames %s lack the Service's name", dns)
+	}
+	ref := values["certManager"].(map[string]any)["issuerRef"].(map[string]any)
+	wantIssuer := n.full + "-selfsigned"
+	if len(ref) > 0 {
+		wantIssuer = ref["name"].(string)
+	}
+	if got := field(t, cert, "spec", "issuerRef", "name"); got != wantIssuer {
+		t.Errorf("Certificate issuerRef.name = %v, want %s", got, wantIssuer)
+	}
+	for _, kind := range []string{"Secret", "Role", "ClusterRole"} {
+		if len(objs.ofKind(kind)) > 0 {
+			t.Errorf("cert-manager mode renders a %s; the webhook needs no API access then", kind)
+		}
+	}
+}
+
+// TestSchemaRejects checks that bad values stop `helm template` with a message that names the problem.
+func TestSchemaRejects(t *testing.T) {
+	allDisabled := "config:\n  kinds:\n"
+	for _, k := range guardedKinds(chartValues(t, "")) {
+		allDisabled += "    " + k.kind + ": {enabled: false}\n"
+	}
+	for _, tc := range []struct {
+		name, values string
+		want         []string
+	}{
+		{"unknown failure policy", "admission: {failurePolicy: Sometimes}", []string{"failurePolicy", "Fail", "Ignore"}},
+		{"timeout above 30", "admission: {timeoutSeconds: 31}", []string{"timeoutSeconds", "30"}},
+		{"timeout zero", "admission: {timeoutSeconds: 0}", []string{"timeoutSeconds", "1"}},
+		{"no replicas", "replicaCount: 0", []string{"replicaCount"}},
+		{"unknown default enforcement", "config: {defaultEnforcement: block}", []string{"defaultEnforcement", "deny"}},
+		{"unknown kind enforcement", "config: {kinds: {MeshTimeout: {enforcement: block}}}", []string{"MeshTimeout", "enforcement"}},
+		{"wildcard resource", "config: {kinds: {Everything: {group: kuma.io, version: v1alpha1, resource: '*'}}}", []string{"resource"}},
+		{"subresource", "config: {kinds: {MeshTimeout: {resource: meshtimeouts/status}}}", []string{"resource"}},
+		{"core group", "config: {kinds: {ConfigMap: {group: '', version: v1, resource: configmaps}}}", []string{"group"}},
+		{"leases", "config: {kinds: {Lease: {group: coordination.k8s.io, version: v1, resource: leases}}}", []string{"group"}},
+		{"kind without resource", "config: {kinds: {MeshWidget: {group: kuma.io, version: v1alpha1}}}", []string{"resource"}},
+		{"lowercase kind key", "config: {kinds: {meshwidget: {group: kuma.io, version: v1alpha1, resource: meshwidgets}}}", []string{"meshwidget"}},
+		{"bad scope", "config: {types: [{kind: MeshWidget, shortName: mw, scope: Cluster}]}", []string{"scope", "Mesh", "Global"}},
+		{"misspelt top-level key", "replicas: 3", []string{"replicas"}},
+		{"TLS 1.1", "webhook: {tlsMinVersion: '1.1'}", []string{"tlsMinVersion"}},
+		{"privileged port", "webhook: {port: 443}", []string{"/webhook/port", "minimum"}},
+		{"extra arg without dashes", "webhook: {extraArgs: [zap-devel]}", []string{"extraArgs"}},
+		{"bad digest", "image: {digest: latest}", []string{"digest"}},
+		{"grace below shutdown delay", "terminationGracePeriodSeconds: 8", []string{"terminationGracePeriodSeconds (8) must exceed", "(10)"}},
+		{"port clash", "webhook: {healthPort: 9443}", []string{"healthPort must differ"}},
+		{"nothing guarded", allDisabled, []string{"at least one kind must be enabled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := helm(t, "", templateArgs(t, "kriguard", releaseNamespace, tc.values)...)
+			if err == nil {
+				t.Fatalf("helm template accepted %s", tc.values)
+			}
+			t.Log(err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
