@@ -47,3 +47,26 @@ func TestConfiguredSinksInPackage(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseSinks(f *testing.F) {
+	for _, s := range []string{"", "github.com/x/y.F:1", "a.b:0,c/d.T.M:2", ":", "x.:", "/.:9", "a/b.c:99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := parseSinks(s)
+		if err != nil {
+			return
+		}
+		for key, idx := range c {
+			if key == "" || len(idx) == 0 {
+				t.Fatalf("parseSinks(%q) accepted an empty entry %q: %v", s, key, idx)
+			}
+			for _, i := range idx {
+				if i < 0 {
+					t.Fatalf("parseSinks(%q) accepted negative index %d", s, i)
+				}
+			}
+			c.inPackage(key)
+		}
+	})
+}
