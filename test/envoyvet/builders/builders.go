@@ -92,6 +92,49 @@ func (b *ClusterBuilder) LoadAssignment() *endpointv3.ClusterLoadAssignment {
 	return cla
 }
 
+// ClusterOption configures a Cluster by writing straight into the go-control-plane type.
+type ClusterOption func(*clusterv3.Cluster)
+
+// WithEDSServiceName names the EDS resource the cluster reads its endpoints from.
+func WithEDSServiceName(name string) ClusterOption {
+	return func(c *clusterv3.Cluster) {
+		c.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{ServiceName: name}
+	}
+}
+
+// WithStatName sets the name the cluster's stats use.
+func WithStatName(name string) ClusterOption {
+	return func(c *clusterv3.Cluster) { c.AltStatName = name }
+}
+
+// NewCluster returns a cluster named name, configured by opts.
+func NewCluster(name string, opts ...ClusterOption) *clusterv3.Cluster {
+	c := &clusterv3.Cluster{Name: name}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c
+}
+
+// VirtualHostBuilder reads its name back through a getter when it builds.
+type VirtualHostBuilder struct {
+	name    string
+	domains []string
+}
+
+// NewVirtualHostBuilder starts a virtual host named name.
+func NewVirtualHostBuilder(name string, domains ...string) *VirtualHostBuilder {
+	return &VirtualHostBuilder{name: name, domains: domains}
+}
+
+// Name returns the virtual host's name.
+func (b *VirtualHostBuilder) Name() string { return b.name }
+
+// Build returns the VirtualHost.
+func (b *VirtualHostBuilder) Build() *routev3.VirtualHost {
+	return &routev3.VirtualHost{Name: b.Name(), Domains: b.domains}
+}
+
 // RouteOptions configures a route configuration. Its fields are sinks because BuildRoutes writes them
 // into go-control-plane name fields.
 type RouteOptions struct {

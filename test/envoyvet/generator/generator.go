@@ -97,6 +97,20 @@ func OutboundCluster(s Service) (*clusterv3.Cluster, error) {
 	return b.Build(), nil
 }
 
+// EDSCluster configures a cluster with functional options that write into the go-control-plane type.
+func EDSCluster(s Service) *clusterv3.Cluster {
+	return builders.NewCluster(names.KRI("msvc", s.Mesh, "", s.Namespace, s.Name, ""),
+		builders.WithEDSServiceName("eds:"+s.Name), // krilint: colon [Cluster_EdsClusterConfig.ServiceName]
+		builders.WithStatName(names.Internal(s.Name)),
+	)
+}
+
+// VirtualHost names a virtual host that its builder reads back through a getter.
+func VirtualHost(s Service) *routev3.VirtualHost {
+	b := builders.NewVirtualHostBuilder(s.Name+":"+s.port(), s.Name) // krilint: colon [VirtualHost.Name]
+	return b.Build()
+}
+
 // KRICluster passes a KRI built with a constant format: the literal parts fit the KRI fields.
 func KRICluster(s Service) *clusterv3.Cluster {
 	return builders.NewClusterBuilder(fmt.Sprintf("kri_msvc_%s__%s_%s_", s.Mesh, s.Namespace, s.Name)).Build()
