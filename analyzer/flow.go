@@ -8,10 +8,12 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 )
 
-// Reaching definitions over the syntax tree, just precise enough for names: a definition that is
-// a statement of a block enclosing the use, and comes before it, runs on every path to the use
-// and hides the definitions before it; every other definition before the use, or after it inside
-// a loop around the use, may reach it. Closures are taken to run anywhere. goto is ignored.
+// Reaching definitions over the syntax tree, just precise enough for names. The last statement
+// that defines the variable on every path to the use — a definition in a block around the use, or
+// an if/else or a switch with a default whose every branch defines it or leaves (return, panic) —
+// hides the definitions before it; every definition from there to the use may reach it, and so
+// may one after the use inside a loop around both. Closures are taken to run anywhere; goto is
+// ignored. A may-analysis: a ':' assigned on any branch that can reach the sink is reported.
 
 func (f *fnInfo) buildDefs() {
 	if f.defs != nil {
@@ -111,38 +113,141 @@ func (f *fnInfo) reaching(v *types.Var, use ast.Node) ([]*def, bool) {
 	for n := f.parent[use]; n != nil; n = f.parent[n] {
 		anc[n] = true
 	}
-	// The last definition that runs on every path to the use.
-	var killer *def
+	// The last statement that defines v on every path to the use: a plain definition in a block
+	// around the use, or an if/else or switch all of whose branches define v (or leave).
+	var killer ast.Node
 	for _, d := range defs {
 		if d.stmt.End() > use.Pos() || contains(d.stmt, use) {
 			continue
 		}
-		if f.must(d, anc) && (killer == nil || d.stmt.Pos() > killer.stmt.Pos()) {
-			killer = d
+		if f.must(d, anc) && (killer == nil || d.stmt.Pos() > killer.Pos()) {
+			killer = d.stmt
+		}
+	}
+	if len(defs) > 1 {
+		for n := ast.Node(use); n != nil; n = f.parent[n] {
+			for _, s := range stmtList(f.parent[n]) {
+				if s.End() > use.Pos() || (killer != nil && s.Pos() <= killer.Pos()) {
+					continue
+				}
+				if f.definesAll(s, v, defs) {
+					killer = s
+				}
+			}
 		}
 	}
 	var out []*def
 	for _, d := range defs {
 		switch {
-		case d == killer:
-			out = append(out, d)
 		case contains(d.stmt, use):
 			// x = f(x): the use reads the value from before.
 		case f.inClosureApart(d, anc):
 			out = append(out, d)
 		case d.stmt.End() <= use.Pos():
-			if killer == nil || d.stmt.Pos() > killer.stmt.End() {
+			if killer == nil || d.stmt.Pos() >= killer.Pos() {
 				out = append(out, d)
 			}
 		default:
 			// After the use: only through a loop around both, and only if no definition inside
 			// that loop runs first on every path.
-			if loop := f.sharedLoop(d, anc); loop != nil && (killer == nil || !f.inside(killer.stmt, loop)) {
+			if loop := f.sharedLoop(d, anc); loop != nil && (killer == nil || !f.inside(killer, loop)) {
 				out = append(out, d)
 			}
 		}
 	}
 	return out, killer == nil
+}
+
+// stmtList returns the statements a block-like node runs in order.
+func stmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
+}
+
+// definesAll reports whether every path through s that goes on after s defines v.
+func (f *fnInfo) definesAll(s ast.Stmt, v *types.Var, defs []*def) bool {
+	inside := false
+	for _, d := range defs {
+		if contains(s, d.stmt) {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return f.leaves(s)
+	}
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if s.Tok != token.ASSIGN && s.Tok != token.DEFINE {
+			return false
+		}
+		for _, l := range s.Lhs {
+			if id, ok := l.(*ast.Ident); ok && (f.info().Defs[id] == v || f.info().Uses[id] == v) {
+				return true
+			}
+		}
+	case *ast.DeclStmt:
+		return true
+	case *ast.LabeledStmt:
+		return f.definesAll(s.Stmt, v, defs)
+	case *ast.BlockStmt:
+		for _, x := range s.List {
+			if f.definesAll(x, v, defs) {
+				return true
+			}
+		}
+	case *ast.IfStmt:
+		return s.Else != nil && f.definesAll(s.Body, v, defs) && f.definesAll(s.Else, v, defs)
+	case *ast.SwitchStmt:
+		return f.clausesDefine(s.Body, v, defs)
+	case *ast.TypeSwitchStmt:
+		return f.clausesDefine(s.Body, v, defs)
+	}
+	return false
+}
+
+// clausesDefine: a switch with a default clause whose every clause defines v or leaves.
+func (f *fnInfo) clausesDefine(body *ast.BlockStmt, v *types.Var, defs []*def) bool {
+	hasDefault := false
+	for _, c := range body.List {
+		cc, ok := c.(*ast.CaseClause)
+		if !ok {
+			return false
+		}
+		if cc.List == nil {
+			hasDefault = true
+		}
+		if !f.definesAll(&ast.BlockStmt{List: cc.Body}, v, defs) {
+			return false
+		}
+	}
+	return hasDefault
+}
+
+// leaves reports whether s never goes on to the next statement: a return or a panic.
+func (f *fnInfo) leaves(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BlockStmt:
+		return len(s.List) > 0 && f.leaves(s.List[len(s.List)-1])
+	case *ast.ExprStmt:
+		if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+			if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+				if b, ok := f.info().Uses[id].(*types.Builtin); ok && b.Name() == "panic" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // must reports whether d runs on every path to a use whose ancestors are anc.

@@ -131,3 +131,61 @@ func rec(n int) string {
 func UseRec() {
 	_ = &clusterv3.Cluster{Name: rec(3)} // want `gets "base:"`
 }
+
+// Every branch redefines name, or leaves: the first definition never reaches the sink.
+func BothBranches(unified bool) *clusterv3.Cluster {
+	name := "legacy:backend"
+	if unified {
+		name = "kri_msvc_mesh-1__ns_backend_"
+	} else {
+		name = "_backend"
+	}
+	return &clusterv3.Cluster{Name: name}
+}
+
+func EarlyReturn(unified bool) *clusterv3.Cluster {
+	name := "legacy:backend"
+	if unified {
+		name = "_backend"
+	} else {
+		return nil
+	}
+	return &clusterv3.Cluster{Name: name}
+}
+
+func SwitchAll(k int) *clusterv3.Cluster {
+	name := "legacy:backend"
+	switch k {
+	case 0:
+		name = "_zero"
+	case 1:
+		panic("one")
+	default:
+		name = "_other"
+	}
+	return &clusterv3.Cluster{Name: name}
+}
+
+// Without a default clause the first definition may survive the switch.
+func SwitchPartial(k int) *clusterv3.Cluster {
+	name := "legacy:backend"
+	switch k {
+	case 0:
+		name = "_zero"
+	}
+	return &clusterv3.Cluster{Name: name} // want `gets "legacy:backend"`
+}
+
+// A parameter redefined on every branch is no sink.
+func bothParam(name string, internal bool) *clusterv3.Cluster {
+	if internal {
+		name = "_internal"
+	} else {
+		name = "_external"
+	}
+	return &clusterv3.Cluster{Name: name}
+}
+
+func UseBothParam() {
+	bothParam("a:b", true)
+}
