@@ -48,6 +48,12 @@ func appendString[T ~string | ~[]byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip eight plain bytes at a time: names and paths are mostly
+		// plain ASCII, and this loop is most of the cost of encoding.
+		if i+8 <= len(s) && plainBlock(load8(s, i)) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
@@ -93,6 +99,31 @@ func appendString[T ~string | ~[]byte](dst []byte, s T) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// load8 reads 8 bytes of s from i, little-endian.
+func load8[T ~string | ~[]byte](s T, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// plainBlock reports whether none of the 8 bytes in x is a control
+// character, '"', '\\' or non-ASCII: the bytes appendString copies as they
+// are. (The classic SWAR tests: a byte below n sets its top bit in
+// (x - n·lsb) &^ x, a zero byte does so in (x - lsb) &^ x.)
+func plainBlock(x uint64) bool {
+	ctl := (x - 0x20*lsb) &^ x
+	q := x ^ '"'*lsb
+	q = (q - lsb) &^ q
+	bs := x ^ '\\'*lsb
+	bs = (bs - lsb) &^ bs
+	return (ctl|q|bs|x)&msb == 0
 }
 
 // appendKey appends a member name and its colon, preceded by a comma

@@ -91,6 +91,42 @@ func TestAppendStringRandom(t *testing.T) {
 	}
 }
 
+// TestPlainBlock checks the SWAR test against the byte-by-byte rule, for
+// every byte value at every position and for random blocks.
+func TestPlainBlock(t *testing.T) {
+	plain := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b []byte) {
+		t.Helper()
+		if got, want := plainBlock(load8(b, 0)), plain(b); got != want {
+			t.Fatalf("plainBlock(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for pos := range 8 {
+		for v := range 256 {
+			for _, fill := range []byte{'a', 0x20, 0x7f, 0x21, 0x23, 0x5b, 0x5d, 0x00, 0x80} {
+				b := bytes.Repeat([]byte{fill}, 8)
+				b[pos] = byte(v)
+				check(b)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		check(b[:])
+	}
+}
+
 func TestAppendCanonicalJSON(t *testing.T) {
 	tests := []struct {
 		name    string
