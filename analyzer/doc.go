@@ -40,6 +40,12 @@
 //	-prefixes=LIST   comma-separated accepted prefixes
 //	-sinks=LIST      extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex
 //
+// What krilint does not follow, by design or for now: calls through interfaces and function
+// values (only static calls carry sinks and result shapes); a struct field declared in one
+// package and written to a sink by another (facts flow from a package to its importers, so the
+// field's own package is analysed first); names accumulated in slices, maps, strings.Builder or
+// bytes.Buffer; variables of the package scope. Those values are unknown and never reported.
+//
 // Packages that import no go-control-plane package, no package with sink facts and hold no
 // configured sink only have their function results summarised, so that running krilint as a vet
 // tool costs little more than type checking.

@@ -407,7 +407,16 @@ func (f *fnInfo) evalJoin(call *ast.CallExpr) []tmpl {
 		return withOrigin(f.joinElems(a.Elts, sep, sepLit), origin)
 	case *ast.Ident:
 		// strings.Join(parts, sep) over the function's own variadic parameter: a join helper.
-		if v, ok := info.Uses[a].(*types.Var); ok && f.decl != nil {
+		if v, ok := info.Uses[a].(*types.Var); ok && f.decl != nil && v.Pos() >= f.decl.Pos() && v.Pos() < f.decl.End() {
+			if _, ok := f.params[v]; !ok {
+				// A local slice with one literal definition: parts := []string{a, b}.
+				f.buildDefs()
+				if ds, entry := f.reaching(v, a); !entry && len(ds) == 1 && len(f.defs[v]) == 1 && ds[0].rhs != nil {
+					if cl, ok := ast.Unparen(ds[0].rhs).(*ast.CompositeLit); ok {
+						return withOrigin(f.joinElems(cl.Elts, sep, sepLit), origin)
+					}
+				}
+			}
 			if i, ok := f.params[v]; ok {
 				sig := f.obj.Type().(*types.Signature)
 				if sig.Variadic() && i == sig.Params().Len()-1 {

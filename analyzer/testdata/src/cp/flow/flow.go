@@ -3,6 +3,8 @@
 package flow
 
 import (
+	"strings"
+
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 )
 
@@ -188,4 +190,14 @@ func bothParam(name string, internal bool) *clusterv3.Cluster {
 
 func UseBothParam() {
 	bothParam("a:b", true)
+}
+
+func JoinLocal(svc string) {
+	parts := []string{"outbound", svc}
+	_ = &clusterv3.Cluster{Name: strings.Join(parts, ":")} // want `gets "outbound:\*" \(strings\.Join with separator ":"\)`
+	grown := []string{"outbound"}
+	grown = append(grown, svc)
+	_ = &clusterv3.Cluster{Name: strings.Join(grown, "_")}
+	one := []string{svc}
+	_ = &clusterv3.Cluster{Name: strings.Join(one, ":")}
 }
