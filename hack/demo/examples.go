@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
 
@@ -150,8 +153,9 @@ type result struct {
 // outputTemplate prints what a created object got: its resource, name and KRI.
 const outputTemplate = `jsonpath={.kind}{"\t"}{.metadata.name}{"\t"}{.metadata.annotations.kriguard\.io/kri}`
 
-// kubectlError is how kubectl reports an API error; the rest of the line is the API server's message.
-var kubectlError = regexp.MustCompile(`^Error from server(?: \(\w+\))?: (?:error when \w+ "[^"]*": )?`)
+// kubectlError is how kubectl reports an API error: "Error from server (Reason): …", or for 422
+// Invalid its own rendering of the causes, "The Kind "name" is invalid: …".
+var kubectlError = regexp.MustCompile(`^(?:Error from server(?: \(\w+\))?: (?:error when \w+ "[^"]*": )?|The \w+ "[^"]*" is invalid: )`)
 
 // apply creates the example: `kubectl create` for objects with generateName (apply needs a name),
 // `kubectl apply` otherwise.
@@ -171,7 +175,7 @@ func (k kubectl) apply(ctx context.Context, ex example) result {
 		case strings.HasPrefix(line, "Warning: "):
 			r.warnings = append(r.warnings, strings.TrimPrefix(line, "Warning: "))
 		case kubectlError.MatchString(line):
-			r.rejected = kubectlError.ReplaceAllString(line, "")
+			r.rejected = line
 		default:
 			if r.err != "" {
 				r.err += "; "
@@ -224,4 +228,24 @@ func (r result) line(ex example, ok bool) string {
 		b.WriteString("\n     warning: " + w)
 	}
 	return b.String()
+}
+
+// apiMessage returns the API server's own message for the example's rejection: kubectl rewrites
+// 422 answers into its own words, so the demo asks again, as a server-side dry run (which the
+// webhook answers exactly like the real request, and which creates nothing). It returns "" when the
+// dry run is not rejected.
+func apiMessage(ctx context.Context, c client.Client, ex example) (string, error) {
+	data, err := os.ReadFile(ex.path)
+	if err != nil {
+		return "", err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		return "", fmt.Errorf("decoding %s: %w", ex.file, err)
+	}
+	err = c.Create(ctx, obj, client.DryRunAll)
+	if se, ok := err.(*apierrors.StatusError); ok {
+		return se.ErrStatus.Message, nil
+	}
+	return "", err
 }

@@ -136,6 +136,13 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	unexpected := 0
 	for _, ex := range exs {
 		res := k.apply(ctx, ex)
+		if res.rejected != "" {
+			if msg, err := apiMessage(ctx, env.Client, ex); err != nil {
+				res.err = err.Error()
+			} else if msg != "" {
+				res.rejected = msg
+			}
+		}
 		ok := ex.expect.matches(res)
 		if !ok {
 			unexpected++

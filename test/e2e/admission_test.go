@@ -123,16 +123,16 @@ func TestDenied(t *testing.T) {
 		{
 			name: "every problem at once",
 			obj: meshTimeout(ns, "t3", map[string]string{
-				"kuma.io/mesh": "-mesh", "kuma.io/zone": "Zone1", "kuma.io/display-name": "Backend",
+				"kuma.io/mesh": "1mesh", "kuma.io/zone": "Zone1", "kuma.io/display-name": "Backend",
 			}, "port-"),
 			causes: []cause{
-				{Field: "metadata.labels[kuma.io/mesh]", Type: "FieldValueInvalid", Message: `Invalid value: "-mesh": must start with a lowercase letter`},
+				{Field: "metadata.labels[kuma.io/mesh]", Type: "FieldValueInvalid", Message: `Invalid value: "1mesh": must start with a lowercase letter`},
 				{Field: "metadata.labels[kuma.io/zone]", Type: "FieldValueInvalid", Message: `Invalid value: "Zone1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'Z')`},
 				{Field: "metadata.labels[kuma.io/display-name]", Type: "FieldValueInvalid", Message: `Invalid value: "Backend": must start with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')`},
 				{Field: "spec.to[0].targetRef.sectionName", Type: "FieldValueInvalid", Message: `Invalid value: "port-": must end with a lowercase letter or digit`},
 			},
 			message: `MeshTimeout.kuma.io "t3" is invalid: [` +
-				`metadata.labels[kuma.io/mesh]: Invalid value: "-mesh": must start with a lowercase letter, ` +
+				`metadata.labels[kuma.io/mesh]: Invalid value: "1mesh": must start with a lowercase letter, ` +
 				`metadata.labels[kuma.io/zone]: Invalid value: "Zone1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'Z'), ` +
 				`metadata.labels[kuma.io/display-name]: Invalid value: "Backend": must start with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B'), ` +
 				`spec.to[0].targetRef.sectionName: Invalid value: "port-": must end with a lowercase letter or digit]`,

@@ -113,15 +113,16 @@ func (s *syncBuffer) String() string {
 // process is a running cmd/webhook.
 type process struct {
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *syncBuffer // stdout and stderr
+	stderr *syncBuffer
 	done   chan struct{}
 	err    error
 }
 
 func startBinary(t *testing.T, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(webhookBinary(t), args...), output: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	p := &process{cmd: exec.Command(webhookBinary(t), args...), output: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.output, io.MultiWriter(p.output, p.stderr)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting the webhook binary: %v", err)
 	}
@@ -260,7 +261,7 @@ kinds:
     kind: MeshTimeout
     enforcement: block
 `,
-			want: []string{`kinds[0].enforcement`, `"block"`},
+			want: []string{`kinds[0].enforcement`, `block`},
 		},
 		{
 			name: "scope of an extra type",
@@ -271,7 +272,7 @@ types:
     shortName: mw
     scope: Cluster
 `,
-			want: []string{`types[0].scope`, `"Cluster"`},
+			want: []string{`types[0].scope`, `Cluster`},
 		},
 		{
 			name: "default enforcement",
@@ -279,7 +280,7 @@ types:
 kind: Configuration
 defaultEnforcement: audit
 `,
-			want: []string{`defaultEnforcement`, `"audit"`},
+			want: []string{`defaultEnforcement`, `audit`},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -298,9 +299,9 @@ defaultEnforcement: audit
 			if code := p.wait(t, time.Minute); code == 0 {
 				t.Fatalf("exit code 0 with a bad configuration")
 			}
-			out := p.output.String()
-			if !containsAll(out, tc.want...) {
-				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			// The path and the value, on stderr (in the JSON log line, quotes are escaped).
+			if out := p.stderr.String(); !containsAll(out, tc.want...) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, out)
 			}
 		})
 	}

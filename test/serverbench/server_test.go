@@ -80,12 +80,13 @@ func reviewBody(tb testing.TB) []byte {
 	return b
 }
 
-// validator is the handler the webhook serves at /validate, with the built-in configuration.
+// validator is the handler the webhook serves at /validate (webhook.NewManager registers
+// NewHTTPHandler(NewValidator(conf))), with the built-in configuration.
 func validator() http.Handler {
-	return &admission.Webhook{Handler: webhook.NewValidator(webhook.DefaultConfig())}
+	return webhook.NewHTTPHandler(webhook.NewValidator(webhook.DefaultConfig()))
 }
 
-// allowAll is the baseline: the same admission plumbing, deciding nothing.
+// allowAll is the baseline: controller-runtime's admission plumbing alone, deciding nothing.
 func allowAll() http.Handler {
 	return &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")

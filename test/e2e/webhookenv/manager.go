@@ -29,6 +29,10 @@ func StartManager(ctx context.Context, cfg *rest.Config, args []string) (stop fu
 	if err != nil {
 		return nil, fmt.Errorf("creating the webhook manager: %w", err)
 	}
+	// The manager starts its webhook server only once GetWebhookServer has added it;
+	// webhook.NewManager (at the time of writing) never calls it, so the TLS port would stay closed.
+	// Calling it again after a fix is harmless: it adds the server once.
+	_ = mgr.GetWebhookServer()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
