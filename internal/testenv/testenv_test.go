@@ -4,13 +4,18 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -18,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // env is the control plane every test of this package shares; starting it is part of what is tested.
@@ -317,5 +323,61 @@ func TestStartFailsWithoutBinaries(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
+	}
+}
+
+// TestStartForTestInstallsWebhooks starts a second control plane, as a single test would, with a
+// validating webhook configuration: envtest must point it at a local serving address with a CA bundle
+// and hand back where the webhook server has to listen.
+func TestStartForTestInstallsWebhooks(t *testing.T) {
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	path := "/validate"
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "kriguard-validating"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "validate.kriguard.io",
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{
+				Service: &admissionregistrationv1.ServiceReference{Name: "kriguard-webhook", Namespace: "kriguard-system", Path: &path},
+			},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"kuma.io"}, APIVersions: []string{"*"}, Resources: []string{"*"}},
+			}},
+		}},
+	}
+	e := StartForTest(t, Options{WebhookInstallOptions: envtest.WebhookInstallOptions{
+		ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{vwc},
+	}})
+	if e.Config.Host == env.Config.Host {
+		t.Fatalf("second control plane shares the first one's address %s", e.Config.Host)
+	}
+	wio := e.Environment.WebhookInstallOptions
+	if wio.LocalServingPort == 0 || wio.LocalServingHost == "" {
+		t.Fatalf("no local serving address: %+v", wio)
+	}
+	if _, err := os.Stat(filepath.Join(wio.LocalServingCertDir, "tls.crt")); err != nil {
+		t.Errorf("no serving certificate: %v", err)
+	}
+	var got admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := e.Client.Get(context.Background(), client.ObjectKey{Name: vwc.Name}, &got); err != nil {
+		t.Fatal(err)
+	}
+	// envtest joins host and service path with a slash of its own ("https://host:port//validate"); the
+	// apiserver's webhook client cleans the path before calling, so only the cleaned path matters.
+	cc := got.Webhooks[0].ClientConfig
+	if cc.URL == nil || len(cc.CABundle) == 0 {
+		t.Fatalf("installed client config has URL %v and a %d-byte CA bundle, want both", cc.URL, len(cc.CABundle))
+	}
+	u, err := url.Parse(*cc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHost := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
+	if u.Scheme != "https" || u.Host != wantHost || pathpkg.Clean(u.Path) != "/validate" {
+		t.Errorf("installed webhook URL %s, want https://%s/validate", u, wantHost)
 	}
 }
