@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -133,12 +134,40 @@ func TestMarkers(t *testing.T) {
 	if n := len(markers(t, dir, true)) - len(markers(t, dir, false)); n < 3 {
 		t.Errorf("fixture has %d strict-only markers, want at least 3", n)
 	}
+	marked := map[string]bool{}
 	for _, f := range markers(t, dir, true) {
 		if strings.HasPrefix(f.File, "traps/") {
 			t.Errorf("%s: package traps must stay quiet, it cannot carry a marker", f)
 		}
+		marked[pathpkg.Dir(f.File)] = true
+	}
+	// go vet (Go 1.26) would replay a dependency's empty cached result for a marked package: keep them
+	// leaves (see test/envoyvet/doc.go).
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			rel, ok := strings.CutPrefix(p, fixtureModule+"/")
+			if ok && marked[rel] {
+				t.Errorf("%s imports %s, which carries markers; marked packages must stay leaves", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
+
+// fixtureModule is the module path of test/envoyvet.
+const fixtureModule = "github.com/kriguard/kriguard/test/envoyvet"
 
 // markerRE matches "// krilint: colon", "// krilint(strict): legacy, colon" and
 // "// krilint: colon [Listener.Name]" (the Envoy field the message must name; alternatives split by '|').
