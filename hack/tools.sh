@@ -17,23 +17,41 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KRIGUARD_TOOLS_CACHE:-${HOME}/.cache/kriguard/tools}
 bindir="${root}/bin"
 
-# One line per binary: name, helper module folder (under test/tools), package, version ldflags, the
-# rough cold build time on 2 cores (for the message printed before a build) and the arguments that make
-# the binary print its version (run once after the build, as a smoke test).
-k8s_version=v1.37.1
-k8s_date=2026-09-23T17:06:22Z # the release time of k8s.io/kubernetes v1.37.1 on the module proxy
+# modversion prints the version at which a helper module requires a module, so that bumping it in the
+# helper's go.mod is the only change a version bump needs.
+modversion() {
+  awk -v m="$2" '($1 == m || ($1 == "require" && $2 == m)) && $NF ~ /^v[0-9]/ { print $NF; exit }' \
+    "${root}/test/tools/$1/go.mod"
+}
+
+k8s_version=$(modversion kube-apiserver k8s.io/kubernetes)
+helm_version=$(modversion helm helm.sh/helm/v4)
+if [ -z "${k8s_version}" ] || [ -z "${helm_version}" ]; then
+  echo "tools: error: cannot read the pinned versions from test/tools/*/go.mod" >&2
+  exit 1
+fi
+# Stamp the version that `kube-apiserver --version`, the discovery API and `kubectl version` report;
+# unstamped, they say v0.0.0-master. The build date stays at its default so that the flags, and with
+# them the Go build cache, never change.
+k8s_minor=${k8s_version#v*.}
+k8s_minor=${k8s_minor%%.*}
+k8s_major=${k8s_version#v}
+k8s_major=${k8s_major%%.*}
 k8s_ldflags=""
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  k8s_ldflags+=" -X ${pkg}.gitVersion=${k8s_version} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=37"
-  k8s_ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=${k8s_date}"
+  k8s_ldflags+=" -X ${pkg}.gitVersion=${k8s_version} -X ${pkg}.gitMajor=${k8s_major} -X ${pkg}.gitMinor=${k8s_minor}"
+  k8s_ldflags+=" -X ${pkg}.gitTreeState=clean"
 done
 k8s_ldflags=${k8s_ldflags# }
 
+# One line per binary: name, helper module folder (under test/tools), package, version ldflags, the
+# rough cold build time on 2 cores (for the message printed before a build) and the arguments that make
+# the binary print its version (run once after the build, as a smoke test).
 tools=(
   "kube-apiserver|kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|${k8s_ldflags}|about 7 minutes|--version"
   "kubectl|kube-apiserver|k8s.io/kubernetes/cmd/kubectl|${k8s_ldflags}|about 2 minutes after kube-apiserver|version --client"
   "etcd|etcd|go.etcd.io/etcd/server/v3||about 1 minute|--version"
-  "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=v4.3.1|about 2 minutes|version --short"
+  "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=${helm_version}|about 2 minutes|version --short"
 )
 
 # Fixed for every build: static binaries, no local paths, no VCS stamping (the helper modules sit inside
@@ -58,9 +76,9 @@ key() {
   local moddir=$1 pkg=$2 ldflags=$3
   {
     cat "${moddir}/go.mod" "${moddir}/go.sum"
-    go version
-    printf 'GOFLAGS=%s\nCGO_ENABLED=%s\npkg=%s\nflags=%s\nldflags=%s\n' \
-      "${GOFLAGS:-}" "${CGO_ENABLED}" "${pkg}" "${build_flags[*]}" "${ldflags}"
+    (cd "${moddir}" && go version) # the toolchain that builds in that module (GOTOOLCHAIN may pick another)
+    printf 'GOFLAGS=%s\nCGO_ENABLED=%s\nGOOS=%s\nGOARCH=%s\npkg=%s\nflags=%s\nldflags=%s\n' \
+      "${GOFLAGS:-}" "${CGO_ENABLED}" "${GOOS:-}" "${GOARCH:-}" "${pkg}" "${build_flags[*]}" "${ldflags}"
   } | sha256sum | cut -c1-16
 }
 
@@ -85,15 +103,15 @@ build_one() {
     # Build into a temporary name and rename, so an interrupted build never leaves a binary that looks
     # done; leftovers of an interrupted run are removed first (the lock is held, nobody else builds).
     rm -f "${dir}/.${name}.tmp."*
-    local tmp="${dir}/.${name}.tmp.$$" start=${SECONDS} version
+    local tmp="${dir}/.${name}.tmp.$$" start=${SECONDS} out
     trap 'rm -f "'"${tmp}"'"' EXIT
     (cd "${moddir}" && go build "${build_flags[@]}" -ldflags "${ldflags}" -o "${tmp}" "${pkg}") >&2 ||
       die "building ${name} failed (see above)"
     # shellcheck disable=SC2086 # versionargs holds several words on purpose
-    version=$("${tmp}" ${versionargs} 2>&1 | head -n 1) || die "${name} ${versionargs} failed: ${version}"
+    out=$("${tmp}" ${versionargs} 2>&1) || die "${name} ${versionargs} failed: ${out}"
     mv -f "${tmp}" "${dir}/${name}"
     trap - EXIT
-    log "built ${name} in $((SECONDS - start))s: ${version}"
+    log "built ${name} in $((SECONDS - start))s: ${out%%$'\n'*}"
   fi
   ln -sfn "${dir}/${name}" "${bindir}/${name}"
 }
