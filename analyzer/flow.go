@@ -24,6 +24,9 @@ func (f *fnInfo) buildDefs() {
 	info := f.info()
 	var stack []ast.Node
 	add := func(stmt ast.Node, id *ast.Ident, d *def) {
+		if id.Name == "_" {
+			return
+		}
 		obj := info.Defs[id]
 		if obj == nil {
 			obj = info.Uses[id]
@@ -90,10 +93,13 @@ func (f *fnInfo) buildDefs() {
 				add(n, id, d)
 			}
 		case *ast.RangeStmt:
-			for _, e := range []ast.Expr{n.Key, n.Value} {
-				if id, ok := e.(*ast.Ident); ok {
-					add(n, id, &def{})
-				}
+			// The key and value are defined before each run of the body: the definition sits at
+			// the identifier, so that it reaches the body but hides nothing.
+			if id, ok := n.Key.(*ast.Ident); ok {
+				add(id, id, &def{})
+			}
+			if id, ok := n.Value.(*ast.Ident); ok {
+				add(id, id, &def{over: n.X})
 			}
 		case *ast.UnaryExpr:
 			// &v: writes through the pointer are unknown.

@@ -164,6 +164,7 @@ type def struct {
 	rhs  ast.Expr // nil: unknown value (range, multi-value call, …) unless zero
 	add  bool     // +=
 	zero bool     // var x string
+	over ast.Expr // for _, x := range over
 }
 
 func (f *fnInfo) info() *types.Info { return f.st.pass.TypesInfo }
@@ -263,6 +264,8 @@ func (f *fnInfo) evalVar(v *types.Var, use *ast.Ident) []tmpl {
 		switch {
 		case d.zero:
 			ts = []tmpl{litTmpl("", nil, "")}
+		case d.over != nil:
+			ts = f.rangeValues(d.over)
 		case d.rhs == nil:
 			ts = hole()
 		case d.add:
@@ -282,6 +285,61 @@ func (f *fnInfo) evalVar(v *types.Var, use *ast.Ident) []tmpl {
 		return hole()
 	}
 	return capAlts(out)
+}
+
+// rangeValues is what the value of a range over x may be: any element of a slice or array
+// literal, written there or held by a local with that one definition.
+func (f *fnInfo) rangeValues(x ast.Expr) []tmpl {
+	cl := f.sliceLit(x)
+	if cl == nil || !isString(elemType(f.info().TypeOf(cl))) {
+		return hole()
+	}
+	var out []tmpl
+	for _, el := range cl.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			el = kv.Value
+		}
+		out = append(out, f.eval(el)...)
+	}
+	if len(out) == 0 {
+		return hole()
+	}
+	return capAlts(out)
+}
+
+// sliceLit returns the composite literal x is, or the one a local x was defined with once.
+func (f *fnInfo) sliceLit(x ast.Expr) *ast.CompositeLit {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.CompositeLit:
+		return x
+	case *ast.Ident:
+		v, ok := f.info().Uses[x].(*types.Var)
+		if !ok || f.decl == nil || v.Pos() < f.decl.Pos() || v.Pos() >= f.decl.End() {
+			return nil
+		}
+		if _, ok := f.params[v]; ok {
+			return nil
+		}
+		f.buildDefs()
+		if ds, entry := f.reaching(v, x); !entry && len(ds) == 1 && len(f.defs[v]) == 1 && ds[0].rhs != nil {
+			cl, _ := ast.Unparen(ds[0].rhs).(*ast.CompositeLit)
+			return cl
+		}
+	}
+	return nil
+}
+
+func elemType(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		return u.Elem()
+	case *types.Array:
+		return u.Elem()
+	}
+	return nil
 }
 
 func (f *fnInfo) evalCall(call *ast.CallExpr) []tmpl {
@@ -305,6 +363,11 @@ func (f *fnInfo) evalCall(call *ast.CallExpr) []tmpl {
 			return f.evalSprint(call)
 		case "strings.Join":
 			return f.evalJoin(call)
+		case "net.JoinHostPort":
+			if len(call.Args) == 2 {
+				// host:port, or [host]:port when host holds a ':' (IPv6).
+				return withOrigin(product(product(f.eval(call.Args[0]), []tmpl{litTmpl(":", nil, "")}), f.eval(call.Args[1])), "net.JoinHostPort")
+			}
 		}
 	}
 	if fv := f.st.getter(fn); fv != nil {
@@ -406,17 +469,12 @@ func (f *fnInfo) evalJoin(call *ast.CallExpr) []tmpl {
 	case *ast.CompositeLit:
 		return withOrigin(f.joinElems(a.Elts, sep, sepLit), origin)
 	case *ast.Ident:
+		if cl := f.sliceLit(a); cl != nil {
+			// A local slice with one literal definition: parts := []string{a, b}.
+			return withOrigin(f.joinElems(cl.Elts, sep, sepLit), origin)
+		}
 		// strings.Join(parts, sep) over the function's own variadic parameter: a join helper.
-		if v, ok := info.Uses[a].(*types.Var); ok && f.decl != nil && v.Pos() >= f.decl.Pos() && v.Pos() < f.decl.End() {
-			if _, ok := f.params[v]; !ok {
-				// A local slice with one literal definition: parts := []string{a, b}.
-				f.buildDefs()
-				if ds, entry := f.reaching(v, a); !entry && len(ds) == 1 && len(f.defs[v]) == 1 && ds[0].rhs != nil {
-					if cl, ok := ast.Unparen(ds[0].rhs).(*ast.CompositeLit); ok {
-						return withOrigin(f.joinElems(cl.Elts, sep, sepLit), origin)
-					}
-				}
-			}
+		if v, ok := info.Uses[a].(*types.Var); ok && f.decl != nil {
 			if i, ok := f.params[v]; ok {
 				sig := f.obj.Type().(*types.Signature)
 				if sig.Variadic() && i == sig.Params().Len()-1 {

@@ -3,6 +3,7 @@
 package flow
 
 import (
+	"net"
 	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -200,4 +201,23 @@ func JoinLocal(svc string) {
 	_ = &clusterv3.Cluster{Name: strings.Join(grown, "_")}
 	one := []string{svc}
 	_ = &clusterv3.Cluster{Name: strings.Join(one, ":")}
+}
+
+func Ranges(svc string) {
+	for _, n := range []string{"_a", "range:b"} {
+		_ = &clusterv3.Cluster{Name: n} // want `gets "range:b"`
+	}
+	names := [...]string{"_a", "_b"}
+	for i, n := range names {
+		_ = &clusterv3.Cluster{Name: n}
+		_ = i
+	}
+	dyn := strings.Fields(svc)
+	for _, n := range dyn {
+		_ = &clusterv3.Cluster{Name: n}
+	}
+}
+
+func HostPort(host, port string) {
+	_ = &clusterv3.Cluster{Name: net.JoinHostPort(host, port)} // want `gets "\*:\*" \(net\.JoinHostPort\)`
 }
