@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -90,16 +89,12 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		TLSOpts:  tlsOpts,
 	})
 	grace := o.ShutdownDelay + drainTimeout
-	skipNameValidation := true
 	mgr, err := manager.New(cfg, manager.Options{
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		WebhookServer:           server,
 		GracefulShutdownTimeout: &grace,
 		Logger:                  log,
-		// Several managers may live in one process (tests); cert-controller's controller has a
-		// fixed name.
-		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -130,6 +125,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 				{Name: o.MutatingWebhookConfiguration, Type: rotator.Mutating},
 			},
 			FieldOwner:            "kriguard",
+			ControllerName:        rotatorName(),
 			RequireLeaderElection: false,
 			EnableReadinessCheck:  true,
 		})
@@ -158,6 +154,17 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// rotators counts the cert-controller instances of this process: controller-runtime wants a
+// unique controller name per process, and tests run several managers in one.
+var rotators atomic.Int32
+
+func rotatorName() string {
+	if n := rotators.Add(1); n > 1 {
+		return fmt.Sprintf("kriguard-cert-rotator-%d", n)
+	}
+	return "kriguard-cert-rotator"
 }
 
 func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {

@@ -1,0 +1,72 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/webhook"
+)
+
+func meshTimeoutRequest(object string) admission.Request {
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       "1",
+		Kind:      metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"},
+		Operation: admissionv1.Create,
+		Object:    runtime.RawExtension{Raw: []byte(object)},
+	}}
+}
+
+// The validating handler answers like the API server's own validation.
+func ExampleNewValidator() {
+	v := webhook.NewValidator(webhook.DefaultConfig())
+	resp := v.Handle(context.Background(), meshTimeoutRequest(`{
+		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
+		"metadata": {"name": "t1", "namespace": "kuma-system", "labels": {"kuma.io/mesh": "Mesh_1"}},
+		"spec": {"to": [{"targetRef": {"kind": "MeshService", "sectionName": "http"}}]}
+	}`))
+	fmt.Println(resp.Allowed, resp.Result.Code, resp.Result.Reason)
+	for _, c := range resp.Result.Details.Causes {
+		fmt.Println(c.Field)
+	}
+	fmt.Println(resp.Result.Message)
+	// Output:
+	// false 422 Invalid
+	// metadata.labels[kuma.io/mesh]
+	// MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')
+}
+
+// The mutating handler names generateName objects the way Kuma's KDS names synced copies, and
+// records the KRI.
+func ExampleNewMutator() {
+	m := webhook.NewMutator(webhook.DefaultConfig())
+	resp := m.Handle(context.Background(), meshTimeoutRequest(`{
+		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
+		"metadata": {"generateName": "backend-", "namespace": "kuma-demo",
+			"labels": {"kuma.io/mesh": "default", "kuma.io/zone": "east"}}
+	}`))
+	for _, op := range resp.Patches {
+		fmt.Println(op.Operation, op.Path, op.Value)
+	}
+	// Output:
+	// add /metadata/name backend-4dv9w4x47w8w98v4
+	// add /metadata/labels/kuma.io~1display-name backend
+	// add /metadata/annotations map[kriguard.io/kri:kri_mt_default_east_kuma-demo_backend_]
+}
+
+// A configuration file overrides the defaults per kind.
+func ExampleParseConfig() {
+	_, err := webhook.ParseConfig([]byte(`
+apiVersion: kriguard.io/v1alpha1
+kind: Configuration
+kinds:
+  - {group: kuma.io, version: v1alpha1, kind: MeshTimeout, enforcement: block}
+`))
+	fmt.Println(err)
+	// Output:
+	// kinds[0].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"
+}

@@ -1,0 +1,252 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
+)
+
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// TestNewManager runs the whole server against a real API server: cert-controller issues the
+// certificate and injects the CA, the webhooks are served over TLS 1.3 without HTTP/2, the API
+// server calls them, readiness follows the certificates and the shutdown, and the counter is on
+// /metrics.
+func TestNewManager(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	env := testenv.StartForTest(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := env.Client
+
+	ports := freePorts(t, 3)
+	o := NewOptions()
+	o.WebhookHost, o.WebhookPort = "127.0.0.1", ports[0]
+	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
+	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
+	o.CertDir = filepath.Join(t.TempDir(), "certs")
+	o.CertSecretNamespace = "kriguard-system"
+	o.CertDNSName = "localhost"
+	o.ShutdownDelay = 5 * time.Second
+
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.CertSecretNamespace}}); err != nil {
+		t.Fatal(err)
+	}
+	createWebhookConfigurations(ctx, t, c, o)
+
+	mgr, err := NewManager(env.Config, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgrCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	defer func() {
+		stop()
+		<-done
+	}()
+
+	readyz := "http://" + o.HealthProbeBindAddress + "/readyz"
+	waitFor(t, 90*time.Second, "readiness", func() error {
+		if err := mgr.GetWebhookServer().StartedChecker()(nil); err != nil {
+			return err
+		}
+		return httpGet(readyz)
+	})
+
+	// cert-controller filled the Secret, the process copied it to --cert-dir, and the CA is in
+	// both configurations.
+	var secret corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: o.CertSecretNamespace, Name: o.CertSecretName}, &secret); err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(o.CertDir, "tls.crt"))
+	if err != nil || string(onDisk) != string(secret.Data["tls.crt"]) {
+		t.Fatalf("tls.crt in --cert-dir does not match the Secret: %v", err)
+	}
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := c.Get(ctx, client.ObjectKey{Name: o.ValidatingWebhookConfiguration}, &vwc); err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(vwc.Webhooks[0].ClientConfig.CABundle) {
+		t.Fatal("no CA bundle injected into the validating configuration")
+	}
+
+	// TLS: 1.3 minimum, HTTP/1.1 only, a certificate for the DNS name.
+	addr := net.JoinHostPort(o.WebhookHost, strconv.Itoa(o.WebhookPort))
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost", NextProtos: []string{"h2", "http/1.1"}})
+	if err != nil {
+		t.Fatalf("TLS handshake with the injected CA: %v", err)
+	}
+	if st := conn.ConnectionState(); st.Version != tls.VersionTLS13 || st.NegotiatedProtocol != "http/1.1" {
+		t.Errorf("TLS version %x, protocol %q; want TLS 1.3 and http/1.1", st.Version, st.NegotiatedProtocol)
+	}
+	conn.Close()
+	if conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost", MaxVersion: tls.VersionTLS12}); err == nil {
+		conn.Close()
+		t.Error("TLS 1.2 handshake succeeded with --tls-min-version=1.3")
+	}
+
+	// The API server calls both webhooks.
+	bad := &unstructured.Unstructured{Object: kuma("MeshTimeout", "default", "t1", map[string]string{"kuma.io/mesh": "Mesh_1"}, nil)}
+	err = c.Create(ctx, bad)
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("creating a MeshTimeout with a bad mesh: %v, want Invalid", err)
+	}
+	if causes := err.(apierrors.APIStatus).Status().Details.Causes; len(causes) != 1 || causes[0].Field != "metadata.labels[kuma.io/mesh]" {
+		t.Errorf("causes %+v", causes)
+	}
+	gen := &unstructured.Unstructured{Object: kuma("MeshTimeout", "default", "", map[string]string{"kuma.io/mesh": "default"}, nil).with("generateName", "backend-")}
+	if err := c.Create(ctx, gen); err != nil {
+		t.Fatal(err)
+	}
+	if want := hashsuffix.Name("default", "backend", "default"); gen.GetName() != want || gen.GetAnnotations()["kriguard.io/kri"] != "kri_mt_default__default_backend_" {
+		t.Errorf("generateName object is %s %v, want %s", gen.GetName(), gen.GetAnnotations(), want)
+	}
+
+	metrics, err := httpBody("http://" + o.MetricsBindAddress + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",operation="CREATE"}`,
+		`kriguard_admission_decisions_total{decision="mutated",enforcement="deny",kind="MeshTimeout",operation="CREATE"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	// Shutdown: not ready at once, still serving during the delay, then gone.
+	stop()
+	waitFor(t, 5*time.Second, "readiness to fail", func() error {
+		if httpGet(readyz) == nil {
+			return fmt.Errorf("still ready")
+		}
+		return nil
+	})
+	conn, err = tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost"})
+	if err != nil {
+		t.Fatalf("webhook stopped serving before the shutdown delay: %v", err)
+	}
+	conn.Close()
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("manager: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("manager did not stop")
+	}
+	if conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost"}); err == nil {
+		conn.Close()
+		t.Error("webhook still serving after the manager stopped")
+	}
+}
+
+func createWebhookConfigurations(ctx context.Context, t *testing.T, c client.Client, o Options) {
+	t.Helper()
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(10)
+	url := func(path string) *string {
+		u := "https://localhost:" + strconv.Itoa(o.WebhookPort) + path
+		return &u
+	}
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{KumaGroup}, APIVersions: []string{"v1alpha1"}, Resources: []string{"meshtimeouts"},
+		},
+	}}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: o.ValidatingWebhookConfiguration},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "validate.kriguard.io", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url(ValidatePath)},
+			Rules: rules, FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: o.MutatingWebhookConfiguration},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "mutate.kriguard.io", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url(MutatePath)},
+			Rules: rules, FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	for _, obj := range []client.Object{vwc, mwc} {
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func httpGet(url string) error {
+	_, err := httpBody(url)
+	return err
+}
+
+func httpBody(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s: %s: %s", url, resp.Status, b)
+	}
+	return string(b), err
+}
