@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/objectpath"
-	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -446,11 +445,10 @@ func (st *state) sitesIn(fi *fnInfo, root ast.Node) {
 				}
 			}
 		case *ast.CallExpr:
-			fn := typeutil.StaticCallee(info, n)
+			fn := fi.callee(n)
 			if fn == nil {
 				return true
 			}
-			fn = fn.Origin()
 			if !st.maySinkFunc(fn) {
 				return true
 			}

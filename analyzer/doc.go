@@ -40,8 +40,9 @@
 //	-prefixes=LIST   comma-separated accepted prefixes
 //	-sinks=LIST      extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex
 //
-// What krilint does not follow, by design or for now: calls through interfaces and function
-// values (only static calls carry sinks and result shapes); a struct field declared in one
+// What krilint does not follow, by design or for now: calls through interfaces, and through
+// function values other than a local defined once with a function or method (only calls whose
+// callee is known carry sinks and result shapes); a struct field declared in one
 // package and written to a sink by another (facts flow from a package to its importers, so the
 // field's own package is analysed first); names accumulated in slices, maps, strings.Builder or
 // bytes.Buffer; variables of the package scope. Those values are unknown and never reported.

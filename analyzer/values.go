@@ -287,6 +287,51 @@ func (f *fnInfo) evalVar(v *types.Var, use *ast.Ident) []tmpl {
 	return capAlts(out)
 }
 
+// callee returns the function a call runs when it is known statically: a function or method
+// named in the call, or held by a local defined once with one (mk := builders.NewListenerBuilder;
+// mk(…)). Interface methods are not known.
+func (f *fnInfo) callee(call *ast.CallExpr) *types.Func {
+	info := f.info()
+	if fn := typeutil.StaticCallee(info, call); fn != nil {
+		return fn.Origin()
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok || f.decl == nil {
+		return nil
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.Pos() < f.decl.Pos() || v.Pos() >= f.decl.End() {
+		return nil
+	}
+	if _, ok := f.params[v]; ok {
+		return nil
+	}
+	f.buildDefs()
+	ds, entry := f.reaching(v, id)
+	if entry || len(ds) != 1 || len(f.defs[v]) != 1 || ds[0].rhs == nil {
+		return nil
+	}
+	switch rhs := ast.Unparen(ds[0].rhs).(type) {
+	case *ast.Ident:
+		if fn, ok := info.Uses[rhs].(*types.Func); ok {
+			return fn.Origin()
+		}
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[rhs]; ok {
+			if sel.Kind() == types.MethodVal {
+				if fn, ok := sel.Obj().(*types.Func); ok && !types.IsInterface(sel.Recv()) {
+					return fn.Origin()
+				}
+			}
+			return nil
+		}
+		if fn, ok := info.Uses[rhs.Sel].(*types.Func); ok {
+			return fn.Origin()
+		}
+	}
+	return nil
+}
+
 // rangeValues is what the value of a range over x may be: any element of a slice or array
 // literal, written there or held by a local with that one definition.
 func (f *fnInfo) rangeValues(x ast.Expr) []tmpl {
@@ -350,11 +395,10 @@ func (f *fnInfo) evalCall(call *ast.CallExpr) []tmpl {
 		}
 		return hole()
 	}
-	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	fn := f.callee(call)
 	if fn == nil {
 		return hole()
 	}
-	fn = fn.Origin()
 	if fn.Pkg() != nil {
 		switch fn.Pkg().Path() + "." + fn.Name() {
 		case "fmt.Sprintf":

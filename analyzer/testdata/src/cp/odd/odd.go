@@ -33,7 +33,7 @@ func named() (name string) {
 	return
 }
 
-// Method values, method expressions and function values are not followed.
+// A function or method value held by a local is followed; a method expression is not.
 func Indirect() {
 	b := NewBuilder("_ok", 0)
 	build := b.Build
