@@ -116,15 +116,21 @@ build_one() {
   ln -sfn "${dir}/${name}" "${bindir}/${name}"
 }
 
-install() {
-  mkdir -p "${cache}" "${bindir}"
-  # Two runs at once (two terminals, parallel CI jobs) would build the same tool twice on 2 cores; the
-  # second waits for the first and then finds everything cached.
+# lock serialises the runs that write the cache. Two runs at once (two terminals, parallel CI jobs)
+# would build the same tool twice on 2 cores; the second waits for the first and then finds everything
+# cached.
+lock() {
+  mkdir -p "${cache}"
   exec 9>"${cache}/.lock"
   if command -v flock >/dev/null && ! flock -n 9; then
     log "another hack/tools.sh is building; waiting for it"
     flock 9
   fi
+}
+
+install() {
+  mkdir -p "${bindir}"
+  lock
   each build_one
   exec 9>&-
 }
@@ -135,6 +141,7 @@ keep=()
 collect() { keep+=("$(basename "$7")"); }
 
 prune() {
+  lock
   each collect
   local d k found
   for d in "${cache}"/*/; do
