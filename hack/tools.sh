@@ -49,9 +49,9 @@ k8s_ldflags=${k8s_ldflags# }
 # the binary print its version (run once after the build, as a smoke test).
 tools=(
   "kube-apiserver|kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|${k8s_ldflags}|about 7 minutes|--version"
-  "kubectl|kube-apiserver|k8s.io/kubernetes/cmd/kubectl|${k8s_ldflags}|about 2 minutes after kube-apiserver|version --client"
+  "kubectl|kube-apiserver|k8s.io/kubernetes/cmd/kubectl|${k8s_ldflags}|about 1 minute after kube-apiserver|version --client"
   "etcd|etcd|go.etcd.io/etcd/server/v3||about 1 minute|--version"
-  "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=${helm_version}|about 2 minutes|version --short"
+  "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=${helm_version}|about 3 minutes|version --short"
 )
 
 # Fixed for every build: static binaries, no local paths, no VCS stamping (the helper modules sit inside
