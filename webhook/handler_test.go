@@ -672,6 +672,14 @@ func TestMutator(t *testing.T) {
 			name: "delete", req: request(admissionv1.Delete, nil, gen),
 		},
 		{
+			name: "status subresource",
+			req: func() admission.Request {
+				r := request(admissionv1.Update, kuma("MeshService", "ns", "backend", nil, nil), kuma("MeshService", "ns", "backend", nil, nil))
+				r.SubResource = "status"
+				return r
+			}(),
+		},
+		{
 			name: "unguarded kind",
 			req:  request(admissionv1.Create, object("v1", "ConfigMap", "ns", "", nil, nil).with("generateName", "c-"), nil),
 		},

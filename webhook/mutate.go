@@ -46,6 +46,12 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if done != nil {
 		return *done
 	}
+	if req.SubResource != "" {
+		// The API server keeps only the subresource's part of the object (status, scale):
+		// a metadata patch would be dropped.
+		count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+		return admission.Allowed("")
+	}
 	log := logf.FromContext(ctx)
 	obj, err := decodeObject(req.Object, "object", g.gk)
 	if err != nil {
