@@ -82,6 +82,11 @@ func TestNewManager(t *testing.T) {
 
 	readyz := "http://" + o.HealthProbeBindAddress + "/readyz"
 	waitFor(t, 90*time.Second, "readiness", func() error {
+		select {
+		case err := <-done:
+			t.Fatalf("manager stopped before it was ready: %v", err)
+		default:
+		}
 		if err := mgr.GetWebhookServer().StartedChecker()(nil); err != nil {
 			return err
 		}
