@@ -84,6 +84,7 @@ func TestNewManager(t *testing.T) {
 	waitFor(t, 90*time.Second, "readiness", func() error {
 		select {
 		case err := <-done:
+			done <- err // for the deferred stop
 			t.Fatalf("manager stopped before it was ready: %v", err)
 		default:
 		}
