@@ -194,6 +194,10 @@ func TestBinary(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := s.WaitReady(wctx, env.Client); err != nil {
+		if !strings.Contains(p.output.String(), "Serving webhook server") {
+			t.Fatalf("%v\nthe binary never started its TLS webhook server: controller-runtime starts the "+
+				"manager's WebhookServer only once mgr.GetWebhookServer() (or mgr.Add) has added it", err)
+		}
 		t.Fatal(err)
 	}
 
