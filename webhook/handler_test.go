@@ -296,6 +296,12 @@ func TestValidator(t *testing.T) {
 			req:  request(admissionv1.Create, badMesh, nil), allowed: true, code: 200,
 		},
 		{
+			name:    "dryrun enforcement keeps pre-existing problems quiet",
+			cfg:     mustConfig(t, header+"defaultEnforcement: dryrun\n"),
+			req:     request(admissionv1.Update, badMesh.with("annotations", map[string]any{"note": "changed"}), badMesh),
+			allowed: true, code: 200,
+		},
+		{
 			name: "extra type from the configuration",
 			cfg: mustConfig(t, header+"types:\n- {kind: MeshWidget, shortName: mw, scope: Mesh}\n"+
 				"kinds:\n- {group: example.com, version: v1, kind: MeshWidget}\n"),

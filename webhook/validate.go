@@ -66,6 +66,9 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 	}
 
+	if g.enforcement == EnforcementDryRun {
+		warnings = nil // dry-run kinds are only logged and counted
+	}
 	if len(errs) == 0 {
 		count(label, req.Operation, decisionAllowed, g.enforcement)
 		return admission.Allowed("").WithWarnings(warnings...)
