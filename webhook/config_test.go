@@ -132,7 +132,7 @@ kinds:
 			err: `kinds[3].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"`,
 		},
 		{name: "unknown field", yaml: header + "defaultEnforcment: warn\n", err: `decoding: unknown field "defaultEnforcment"`},
-		{name: "every unknown field", yaml: header + "x: 1\ntypes:\n- {kind: A, shortName: a, scope: Mesh, z: 2}\n", err: `decoding: unknown field "types[0].z"\nunknown field "x"`},
+		{name: "every unknown field", yaml: header + "x: 1\ntypes:\n- {kind: A, shortName: a, scope: Mesh, z: 2}\n", err: "decoding: unknown field \"types[0].z\"\nunknown field \"x\""},
 		{name: "unknown nested field", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, mode: warn}\n", err: `decoding: unknown field "kinds[0].mode"`},
 		{name: "duplicate key", yaml: header + "defaultEnforcement: warn\ndefaultEnforcement: deny\n", err: `key "defaultEnforcement" already set`},
 		{name: "wrong apiVersion", yaml: "apiVersion: v1\nkind: Configuration\n", err: `apiVersion: Unsupported value: "v1": supported values: "kriguard.io/v1alpha1"`},
