@@ -34,10 +34,17 @@ var (
 	buildErr  error
 )
 
+// webhookBinaryEnv names a prebuilt webhook binary to test instead of building cmd/webhook (a
+// release build, say).
+const webhookBinaryEnv = "KRIGUARD_WEBHOOK_BINARY"
+
 // webhookBinary builds cmd/webhook once for the package.
 func webhookBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if builtBin = os.Getenv(webhookBinaryEnv); builtBin != "" {
+			return
+		}
 		builtBin, buildErr = goBuild("./cmd/webhook", "kriguard-webhook")
 	})
 	if buildErr != nil {

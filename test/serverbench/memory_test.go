@@ -3,6 +3,7 @@ package serverbench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,31 +12,62 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 )
 
-// BenchmarkIdleMemory starts the cmd/webhook binary with certificates made here
-// (--cert-management=external), waits until it is ready, lets it idle and reports its resident
-// memory (VmRSS) as idle-rss-MiB.
+// BenchmarkIdleMemory starts the cmd/webhook binary, waits until it is ready, lets it idle and
+// reports its resident memory (VmRSS) as idle-rss-MiB, in the two certificate modes:
 //
-// The binary needs a kubeconfig to start its manager, but with external certificates nothing in
-// it reads from the API server, so the kubeconfig points at a closed loopback port: the figure is
-// the webhook's own footprint, not that of any cache.
+//   - external-certs: certificates made here (--cert-management=external). The binary needs a
+//     kubeconfig to start its manager, but in this mode nothing reads from the API server, so the
+//     kubeconfig points at a closed loopback port: the webhook's own footprint.
+//   - cert-controller: against a real control plane (internal/testenv), with cert-controller
+//     issuing the certificate and injecting the CA into real webhook configurations, so its caches
+//     and controller are counted too. This is the default deployment.
 func BenchmarkIdleMemory(b *testing.B) {
 	bin := buildWebhook(b)
-	b.ReportAllocs()
-	var rss float64
-	for range b.N {
-		rss = idleRSS(b, bin)
-	}
-	b.ReportMetric(rss/(1<<20), "idle-rss-MiB")
+	b.Run("external-certs", func(b *testing.B) {
+		b.ReportAllocs()
+		var rss float64
+		for range b.N {
+			rss = idleRSS(b, bin)
+		}
+		b.ReportMetric(rss/(1<<20), "idle-rss-MiB")
+	})
+	b.Run("cert-controller", func(b *testing.B) {
+		env, err := testenv.Start(testenv.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			if err := env.Stop(); err != nil {
+				b.Error(err)
+			}
+		})
+		b.ReportAllocs()
+		var rss float64
+		for range b.N {
+			rss = idleRSSCertController(b, bin, env)
+		}
+		b.ReportMetric(rss/(1<<20), "idle-rss-MiB")
+	})
 }
 
-// buildWebhook builds cmd/webhook into a temporary folder.
+// buildWebhook builds cmd/webhook into a temporary folder, unless KRIGUARD_WEBHOOK_BINARY names a
+// prebuilt binary to measure instead.
 func buildWebhook(b *testing.B) string {
 	b.Helper()
+	if bin := os.Getenv("KRIGUARD_WEBHOOK_BINARY"); bin != "" {
+		return bin
+	}
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		b.Fatalf("go env GOMOD: %v", err)
@@ -49,7 +81,8 @@ func buildWebhook(b *testing.B) string {
 	return out
 }
 
-// idleRSS runs the binary until it is ready and idle and returns its VmRSS in bytes.
+// idleRSS runs the binary with external certificates until it is ready and idle and returns its
+// VmRSS in bytes.
 func idleRSS(b *testing.B, bin string) float64 {
 	b.Helper()
 	dir := b.TempDir()
@@ -65,8 +98,7 @@ current-context: none
 `, ports[3])), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	var output bytes.Buffer
-	cmd := exec.Command(bin,
+	p := start(b, bin,
 		"--kubeconfig="+kubeconfig,
 		"--cert-management=external",
 		"--cert-dir="+dir,
@@ -76,39 +108,121 @@ current-context: none
 		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]),
 		"--shutdown-delay=0s",
 	)
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Start(); err != nil {
+	defer p.stop()
+	p.waitReady(b, "http://127.0.0.1:"+strconv.Itoa(ports[2])+"/readyz")
+	return p.idleRSS(b)
+}
+
+// idleRSSCertController runs the binary with cert-controller against env until it is ready and
+// idle and returns its VmRSS in bytes.
+func idleRSSCertController(b *testing.B, bin string, env *testenv.Env) float64 {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := b.TempDir()
+	s, err := webhookenv.NewSetup(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.ShutdownDelay = 0
+	if err := s.Prepare(ctx, env.Client); err != nil {
+		b.Fatal(err)
+	}
+	user, err := env.Environment.AddUser(envtest.User{Name: "serverbench", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	p := start(b, bin, append(s.Args(), "--kubeconfig="+kubeconfig)...)
+	defer p.stop()
+	if err := s.Register(ctx, env.Client); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = s.Unregister(context.Background(), env.Client) }()
+	if err := s.WaitReady(ctx, env.Client); err != nil {
+		b.Fatalf("%v; output:\n%s", err, p.output.String())
+	}
+	return p.idleRSS(b)
+}
+
+// process is a running webhook binary.
+type process struct {
+	cmd    *exec.Cmd
+	output *syncBuffer
+	done   chan struct{}
+}
+
+// syncBuffer is a bytes.Buffer the process and the benchmark can share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func start(b *testing.B, bin string, args ...string) *process {
+	b.Helper()
+	p := &process{cmd: exec.Command(bin, args...), output: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	if err := p.cmd.Start(); err != nil {
 		b.Fatalf("starting the webhook: %v", err)
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}()
-	readyz := "http://127.0.0.1:" + strconv.Itoa(ports[2]) + "/readyz"
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	return p
+}
+
+// stop sends SIGTERM and waits for the process, killing it after 30s.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *process) waitReady(b *testing.B, readyz string) {
+	b.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		resp, err := http.Get(readyz)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("the webhook was not ready within a minute (%v); output:\n%s", err, output.String())
+			b.Fatalf("the webhook was not ready within a minute (%v); output:\n%s", err, p.output.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Idle for a few seconds, so that start-up work (certificate loading, listeners) is over.
+}
+
+// idleRSS lets the process idle for a few seconds, so that start-up work (certificates, listeners,
+// caches) is over, and reads its VmRSS.
+func (p *process) idleRSS(b *testing.B) float64 {
+	b.Helper()
 	time.Sleep(5 * time.Second)
-	rss, err := vmRSS(cmd.Process.Pid)
+	rss, err := vmRSS(p.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
 	}
