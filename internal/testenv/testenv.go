@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -81,13 +83,9 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), opts.ExtraCRDDirs, root)
+	loaded, err := crdsFor(root, opts)
 	if err != nil {
 		return nil, err
-	}
-	loaded, err := loadCRDs(filepath.Join(root, OwnCRDDir), extra)
-	if err != nil {
-		return nil, fmt.Errorf("loading CRDs: %w", err)
 	}
 
 	scheme := opts.Scheme
@@ -157,6 +155,49 @@ func Start(opts Options) (*Env, error) {
 		return nil, errors.Join(err, e.Stop())
 	}
 	return e, nil
+}
+
+// crdsFor loads the CRDs a control plane started with opts installs.
+func crdsFor(root string, opts Options) ([]sourcedCRD, error) {
+	extra, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), opts.ExtraCRDDirs, root)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := loadCRDs(filepath.Join(root, OwnCRDDir), extra)
+	if err != nil {
+		return nil, fmt.Errorf("loading CRDs: %w", err)
+	}
+	return loaded, nil
+}
+
+// LoadKinds returns the kinds a control plane started with opts would serve, without starting one:
+// for tests that compare a table of kinds with the CRDs but need no API server.
+func LoadKinds(opts Options) ([]Kind, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := crdsFor(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	return kindsOf(loaded), nil
+}
+
+// NewNamespace creates a namespace with a generated name for one test and deletes it when the test
+// ends, so that tests sharing a control plane do not see each other's objects.
+func (e *Env) NewNamespace(t testing.TB) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
+	if err := e.Client.Create(context.Background(), ns); err != nil {
+		t.Fatalf("testenv: creating a namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		// envtest runs no namespace controller, so the namespace only turns Terminating and keeps its
+		// objects; that is enough to stop a later test from writing into it by mistake.
+		_ = e.Client.Delete(context.Background(), ns)
+	})
+	return ns.Name
 }
 
 // Stop stops kube-apiserver and etcd and removes their folder. It is safe to call more than once.

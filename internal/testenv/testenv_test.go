@@ -226,15 +226,15 @@ func TestOwnCRDsMatchUpstream(t *testing.T) {
 
 func TestEveryKindRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "roundtrip-"}}
-	if err := env.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
+	ns := env.NewNamespace(t)
+	var namespace corev1.Namespace
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil || namespace.Status.Phase != corev1.NamespaceActive {
+		t.Fatalf("NewNamespace gave %q, phase %q: %v", ns, namespace.Status.Phase, err)
 	}
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, ns) })
 
 	for _, k := range env.Kinds {
 		t.Run(k.Kind, func(t *testing.T) {
-			obj := NewObject(k, ns.Name, "roundtrip-"+strings.ToLower(k.Kind))
+			obj := NewObject(k, ns, "roundtrip-"+strings.ToLower(k.Kind))
 			labels := map[string]string{"kuma.io/mesh": "default", "kuma.io/display-name": "roundtrip"}
 			obj.SetLabels(labels)
 			want := obj.DeepCopy()
@@ -299,6 +299,16 @@ func contains(got, sent any) (string, bool) {
 		return "", true
 	default:
 		return "", reflect.DeepEqual(got, sent)
+	}
+}
+
+func TestLoadKindsMatchesStartedControlPlane(t *testing.T) {
+	kinds, err := LoadKinds(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kinds, env.Kinds) {
+		t.Errorf("LoadKinds gives %d kinds, the running control plane %d, or they differ", len(kinds), len(env.Kinds))
 	}
 }
 
