@@ -23,6 +23,11 @@
 //
 // A single test can also start its own with StartForTest, which stops it when the test ends.
 //
+// Env.Kinds lists every served kind (group, version, kind, plural, scope), so a test can cover "every
+// kind" without a table of its own; LoadKinds gives the same list without a control plane. NewObject
+// builds an object of a kind that the upstream schema accepts too, and Env.NewNamespace gives a test a
+// namespace of its own.
+//
 // Each control plane keeps its etcd data and certificates in a private folder under the system
 // temporary folder. Stop removes it; a later Start removes the folders (and stops the processes) that a
 // killed test binary left behind.
