@@ -4,11 +4,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -258,4 +260,37 @@ func TestOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseConfig: any document either fails with an error or yields a configuration that
+// survives a round trip through YAML unchanged.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		header,
+		header + "defaultEnforcement: warn\ntypes:\n- {kind: MeshWidget, shortName: mw, scope: Mesh}\nkinds:\n- {group: example.com, version: v1, kind: MeshWidget, enforcement: dryrun}\n",
+		header + "kinds:\n- {group: configuration.konghq.com, version: v1, kind: KongPlugin, enforcement: warn}\n",
+		header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTLS, enforcement: block}\n",
+		header + "types: {}\n",
+		"kinds: [[]]",
+		"\xff",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			return
+		}
+		out, err := yaml.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseConfig(out)
+		if err != nil {
+			t.Fatalf("re-parsing %s: %v", out, err)
+		}
+		if !reflect.DeepEqual(c.GuardedKinds(), again.GuardedKinds()) {
+			t.Fatalf("round trip changed the kinds:\n%v\n%v", c.GuardedKinds(), again.GuardedKinds())
+		}
+	})
 }
