@@ -52,9 +52,7 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 		if workDir, err = os.MkdirTemp("", "kriguard-demo-"); err != nil {
 			return fail(err)
 		}
-		if !keep {
-			defer os.RemoveAll(workDir)
-		}
+		defer os.RemoveAll(workDir)
 	}
 	logPath := filepath.Join(workDir, "webhook.log")
 	logFile, err := os.Create(logPath)
@@ -159,7 +157,13 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 		say("")
 		say("the control plane and the webhook keep running; try:")
 		say("  %s --kubeconfig %s get meshtimeouts -A", k.path, kubeconfig)
-		say("  %s --kubeconfig %s apply -f examples/", k.path, kubeconfig)
+		say(`  %s --kubeconfig %s get meshtimeouts -A -o custom-columns=NAME:.metadata.name,KRI:.metadata.annotations.kriguard\.io/kri`, k.path, kubeconfig)
+		for _, ex := range exs {
+			if ex.generateName != "" && ex.expect.created {
+				say("  %s --kubeconfig %s create -f %s   # the same inputs again: the same name, AlreadyExists", k.path, kubeconfig, ex.path)
+				break
+			}
+		}
 		say("press Ctrl-C to stop")
 		<-ctx.Done()
 	}
