@@ -18,5 +18,5 @@
 //
 // Run it with hack/bench.sh, or:
 //
-//	go test -run '^$' -bench VetTool -benchtime 5x ./test/vetbench
+//	go test -run '^$' -bench VetTool -benchtime 6x ./test/vetbench
 package vetbench
