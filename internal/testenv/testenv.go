@@ -151,7 +151,7 @@ func Start(opts Options) (*Env, error) {
 	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(fmt.Errorf("creating the client: %w", err), e.Stop())
 	}
-	if err := waitEstablished(e.Client, crdNames(loaded), timeout); err != nil {
+	if err := waitEstablished(cfg, crdNames(loaded), timeout); err != nil {
 		return nil, errors.Join(err, e.Stop())
 	}
 	return e, nil
@@ -307,15 +307,25 @@ func crdNames(crds []sourcedCRD) []string {
 }
 
 // waitEstablished waits until every named CRD has the Established condition. envtest only waits for
-// the resources to show up in discovery, which can come first.
-func waitEstablished(c client.Client, names []string, timeout time.Duration) error {
+// the resources to show up in discovery, which can come first. It uses a client of its own, since
+// Options.Scheme need not know CRDs.
+func waitEstablished(cfg *rest.Config, names []string, timeout time.Duration) error {
+	scheme := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("waiting for CRDs to be established: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("waiting for CRDs to be established: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	pending := slices.Clone(names)
-	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	var lastErr error
+	err = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		var list apiextensionsv1.CustomResourceDefinitionList
-		if err := c.List(ctx, &list); err != nil {
-			return false, nil //nolint:nilerr // the apiserver may still be settling; retry until the deadline
+		if lastErr = c.List(ctx, &list); lastErr != nil {
+			return false, nil // the apiserver may still be settling; retry until the deadline
 		}
 		established := map[string]bool{}
 		for _, crd := range list.Items {
@@ -329,8 +339,8 @@ func waitEstablished(c client.Client, names []string, timeout time.Duration) err
 		return len(pending) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for CRDs to be established: %d not established after %s, among them %q: %w",
-			len(pending), timeout, pending[0], err)
+		return fmt.Errorf("waiting for CRDs to be established: %d not established after %s, among them %q (last error: %v): %w",
+			len(pending), timeout, pending[0], lastErr, err)
 	}
 	return nil
 }

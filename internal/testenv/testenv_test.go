@@ -21,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -337,7 +339,7 @@ func TestStartFailsWithoutBinaries(t *testing.T) {
 }
 
 // TestStartForTestInstallsWebhooks starts a second control plane, as a single test would, with a
-// validating webhook configuration: envtest must point it at a local serving address with a CA bundle
+// scheme of its own and a validating webhook configuration: envtest must point it at a local serving address with a CA bundle
 // and hand back where the webhook server has to listen.
 func TestStartForTestInstallsWebhooks(t *testing.T) {
 	fail := admissionregistrationv1.Fail
@@ -359,9 +361,17 @@ func TestStartForTestInstallsWebhooks(t *testing.T) {
 			}},
 		}},
 	}
-	e := StartForTest(t, Options{WebhookInstallOptions: envtest.WebhookInstallOptions{
+	// A scheme of the test's own that does not know CRDs: Start must not depend on it.
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	e := StartForTest(t, Options{Scheme: scheme, WebhookInstallOptions: envtest.WebhookInstallOptions{
 		ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{vwc},
 	}})
+	if e.Scheme != scheme || e.Client.Scheme() != scheme {
+		t.Error("the client does not use Options.Scheme")
+	}
 	if e.Config.Host == env.Config.Host {
 		t.Fatalf("second control plane shares the first one's address %s", e.Config.Host)
 	}
