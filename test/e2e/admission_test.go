@@ -204,6 +204,9 @@ func TestCreated(t *testing.T) {
 			"kuma.io/mesh": "default", "kuma.io/zone": "east", "kuma.io/display-name": "backend",
 		}, "http"), "kri_msvc_default_east_" + ns + "_backend_"},
 		{"global-scoped", object(kumaAPIVersion, "Mesh", "", "mesh-1", nil, map[string]any{}), "kri_m____mesh-1_"},
+		{"stale KRI annotation", withAnnotations(meshService(ns, "frontend", nil, "http"), map[string]string{
+			"kriguard.io/kri": "kri_msvc_default__elsewhere_frontend_", "team": "web",
+		}), "kri_msvc_default__" + ns + "_frontend_"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := tc.obj.DeepCopy()
@@ -214,11 +217,29 @@ func TestCreated(t *testing.T) {
 			if got := obj.GetAnnotations()["kriguard.io/kri"]; got != tc.kri {
 				t.Errorf("annotation kriguard.io/kri = %q, want %q", got, tc.kri)
 			}
+			// The patch touches nothing else.
 			if obj.GetName() != tc.obj.GetName() {
 				t.Errorf("name changed from %q to %q", tc.obj.GetName(), obj.GetName())
 			}
+			if !reflect.DeepEqual(obj.GetLabels(), tc.obj.GetLabels()) {
+				t.Errorf("labels changed from %v to %v", tc.obj.GetLabels(), obj.GetLabels())
+			}
+			sent := tc.obj.GetAnnotations()
+			for k, v := range obj.GetAnnotations() {
+				if k != "kriguard.io/kri" && sent[k] != v {
+					t.Errorf("annotation %s = %q, sent %q", k, v, sent[k])
+				}
+			}
+			if !reflect.DeepEqual(obj.Object["spec"], tc.obj.Object["spec"]) {
+				t.Errorf("spec changed:\n got %v\nsent %v", obj.Object["spec"], tc.obj.Object["spec"])
+			}
 		})
 	}
+}
+
+func withAnnotations(u *unstructured.Unstructured, a map[string]string) *unstructured.Unstructured {
+	u.SetAnnotations(a)
+	return u
 }
 
 // TestGenerateName checks that generateName yields Kuma's hash-suffix name, computed here with
@@ -312,6 +333,19 @@ func TestWarn(t *testing.T) {
 	}
 	if _, ok := obj.GetAnnotations()["kriguard.io/kri"]; ok {
 		t.Errorf("an object without a valid KRI got the kriguard.io/kri annotation %q", obj.GetAnnotations()["kriguard.io/kri"])
+	}
+
+	// A server-side dry run gets the same warnings and creates nothing.
+	dry := meshRetry(ns, "retries-dry", map[string]string{"kuma.io/mesh": "Mesh_1"}, "http")
+	if err := c.Create(ctx, dry, client.DryRunAll); err != nil {
+		t.Fatalf("dry-run create under warn: %v", err)
+	}
+	wantDry := []string{strings.Replace(want[0], `"retries"`, `"retries-dry"`, 1)}
+	if got := warnings.take(); !reflect.DeepEqual(got, wantDry) {
+		t.Errorf("dry-run warnings:\n got %q\nwant %q", got, wantDry)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(dry), dry.DeepCopy()); !apierrors.IsNotFound(err) {
+		t.Errorf("after a dry run, get: %v; want NotFound", err)
 	}
 
 	// A valid object under warn gets no warning.
