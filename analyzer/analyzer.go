@@ -324,10 +324,21 @@ func (st *state) resultOf(fn *types.Func) ([]tmpl, bool) {
 	return ts, false
 }
 
+// isErrorMethod reports whether fn is the Error method of an error type: its result is a message,
+// never a name, and generated validation code has thousands of them.
+func isErrorMethod(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if fn.Name() != "Error" || sig.Recv() == nil || sig.Params().Len() != 0 {
+		return false
+	}
+	errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	return types.Implements(sig.Recv().Type(), errType)
+}
+
 // exportResults exports the result shapes of the package's exported functions.
 func (st *state) exportResults() {
 	st.funcDecls(func(d *ast.FuncDecl, obj *types.Func) {
-		if !d.Name.IsExported() || d.Type.Results == nil || stringResult(obj) < 0 {
+		if !d.Name.IsExported() || d.Type.Results == nil || stringResult(obj) < 0 || isErrorMethod(obj) {
 			return
 		}
 		fi := st.fn(obj)
