@@ -84,7 +84,14 @@ func readExample(path string) (example, error) {
 	if err != nil {
 		return example{}, err
 	}
-	ex := example{path: path, file: filepath.Base(path)}
+	ex, err := parseExample(data)
+	ex.path, ex.file = path, filepath.Base(path)
+	return ex, err
+}
+
+// parseExample reads an example's expectation and the object's name, generateName and namespace.
+func parseExample(data []byte) (example, error) {
+	var ex example
 	found := false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
