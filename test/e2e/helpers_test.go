@@ -108,6 +108,8 @@ func meshService(namespace, name string, labels map[string]string, portName stri
 			"matchLabels": map[string]any{"app": name},
 		}},
 		"ports": []any{map[string]any{"name": portName, "port": int64(8080), "targetPort": int64(8080), "appProtocol": "http"}},
+		// Set, so that the upstream schema's default does not change what the tests compare.
+		"state": "Available",
 	})
 }
 
