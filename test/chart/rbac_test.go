@@ -94,8 +94,10 @@ func TestCertControllerRBAC(t *testing.T) {
 	dnsName := n.service + "." + ns + ".svc"
 	ready := make(chan struct{})
 	err = rotator.AddRotator(mgr, &rotator.CertRotator{
-		SecretKey:      secretKey,
-		CertDir:        certDir,
+		SecretKey: secretKey,
+		CertDir:   certDir,
+		// Controller names are unique per process; the webhook's own rotator (TestWebhook) uses the default.
+		ControllerName: "chart-test-cert-rotator",
 		CAName:         "kriguard-ca",
 		CAOrganization: "kriguard",
 		DNSName:        dnsName,
