@@ -99,6 +99,7 @@ type state struct {
 	decls     map[*types.Func]*ast.FuncDecl  // made on first use
 	funcs     map[*types.Func]*fnInfo
 	getters   map[*types.Func]*types.Var
+	pkgVars   map[*types.Var]ast.Expr // made on first use; nil value: unknown
 	pkgInit   *fnInfo
 
 	fieldSinks map[*types.Var]Sink
@@ -243,6 +244,91 @@ func (st *state) getter(fn *types.Func) *types.Var {
 	}
 	st.getters[fn] = out
 	return out
+}
+
+// packageVar is the value of a variable of the package scope that nothing but its declaration
+// writes: var adminListener = "admin:9901". Anything else is unknown.
+func (st *state) packageVar(v *types.Var) []tmpl {
+	if st.pkgVars == nil {
+		st.indexPackageVars()
+	}
+	init, ok := st.pkgVars[v]
+	if !ok || init == nil {
+		return hole()
+	}
+	ts := st.pkgInit.eval(init)
+	out := make([]tmpl, len(ts))
+	for i, t := range ts {
+		if hasColonLit(t) {
+			t.origin = "variable " + v.Name() + " (" + t.origin + ")"
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// indexPackageVars finds the package variables with a single initialiser and no other write in
+// the package (an assignment, ++, or taking the address); exported ones may also be written by
+// importers, so they are left out.
+func (st *state) indexPackageVars() {
+	st.pkgVars = map[*types.Var]ast.Expr{}
+	info := st.pass.TypesInfo
+	for _, file := range st.pass.Files {
+		for _, d := range file.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					v, ok := info.Defs[name].(*types.Var)
+					if !ok || v.Exported() || !isString(v.Type()) {
+						continue
+					}
+					if len(vs.Values) == len(vs.Names) {
+						st.pkgVars[v] = vs.Values[i]
+					} else {
+						st.pkgVars[v] = nil
+					}
+				}
+			}
+		}
+	}
+	if len(st.pkgVars) == 0 {
+		return
+	}
+	written := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok {
+				if _, ok := st.pkgVars[v]; ok {
+					st.pkgVars[v] = nil
+				}
+			}
+		}
+	}
+	for _, file := range st.pass.Files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					written(l)
+				}
+			case *ast.IncDecStmt:
+				written(n.X)
+			case *ast.UnaryExpr:
+				if n.Op == token.AND {
+					written(n.X)
+				}
+			case *ast.RangeStmt:
+				written(n.Key)
+				if n.Value != nil {
+					written(n.Value)
+				}
+			}
+			return true
+		})
+	}
 }
 
 // funcDecls calls f for every function of the package with a body, in source order.

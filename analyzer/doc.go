@@ -21,7 +21,8 @@
 //	builders.NewListenerBuilder("v3", names.Inbound(addr, port)) // reported here
 //
 // A value is followed through constants, +, fmt.Sprintf and fmt.Sprint with a constant format (a
-// verb is a hole), strings.Join with a constant separator, local variables (every definition that
+// verb is a hole), strings.Join with a constant separator, net.JoinHostPort, unexported package
+// variables that only their declaration sets, local variables (every definition that
 // may reach the use counts, so a ':' assigned on one branch is reported even if another branch
 // reassigns), and functions in any package whose result shape is exported as a fact (a function
 // returning fmt.Sprintf("inbound:%s:%d", …) taints its callers, as do join helpers called with two
@@ -45,7 +46,8 @@
 // callee is known carry sinks and result shapes); a struct field declared in one
 // package and written to a sink by another (facts flow from a package to its importers, so the
 // field's own package is analysed first); names accumulated in slices, maps, strings.Builder or
-// bytes.Buffer; variables of the package scope. Those values are unknown and never reported.
+// bytes.Buffer; exported variables of the package scope, and unexported ones written anywhere
+// but in their declaration. Those values are unknown and never reported.
 //
 // Packages that import no go-control-plane package, no package with sink facts and hold no
 // configured sink only have their function results summarised, so that running krilint as a vet

@@ -243,7 +243,13 @@ func (f *fnInfo) eval1(e ast.Expr) []tmpl {
 
 // evalVar is the may-analysis of a variable at one use.
 func (f *fnInfo) evalVar(v *types.Var, use *ast.Ident) []tmpl {
-	if f.decl == nil || v.Parent() == nil || v.Parent() == f.st.pass.Pkg.Scope() || v.Pkg() != f.st.pass.Pkg {
+	if v.Pkg() != f.st.pass.Pkg || v.Parent() == nil {
+		return hole()
+	}
+	if v.Parent() == f.st.pass.Pkg.Scope() {
+		return f.st.packageVar(v)
+	}
+	if f.decl == nil {
 		return hole()
 	}
 	if !(v.Pos() >= f.decl.Pos() && v.Pos() < f.decl.End()) {

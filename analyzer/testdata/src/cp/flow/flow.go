@@ -221,3 +221,21 @@ func Ranges(svc string) {
 func HostPort(host, port string) {
 	_ = &clusterv3.Cluster{Name: net.JoinHostPort(host, port)} // want `gets "\*:\*" \(net\.JoinHostPort\)`
 }
+
+var (
+	adminName   = "admin:9901"
+	rewritten   = "_first"
+	addressed   = "_addr"
+	ExportedVar = "exported:x"
+)
+
+func init() { rewritten = "rewritten:x" }
+
+func PackageVars() {
+	_ = &clusterv3.Cluster{Name: adminName} // want `gets "admin:9901" \(variable adminName \(literal "admin:9901"\)\)`
+	_ = &clusterv3.Cluster{Name: rewritten}
+	p := &addressed
+	_ = &clusterv3.Cluster{Name: addressed}
+	_ = &clusterv3.Cluster{Name: ExportedVar}
+	_ = p
+}
