@@ -456,15 +456,6 @@ func TestUnguardedNamespaces(t *testing.T) {
 	}
 }
 
-func containsAll(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestKong checks the Kong kinds: names that claim the generated shapes must have them and agree
 // with the object's own references, and generateName yields the generated names.
 func TestKong(t *testing.T) {

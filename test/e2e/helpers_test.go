@@ -276,3 +276,12 @@ func kongPlugin(namespace, name, plugin string, config map[string]any) *unstruct
 	}
 	return u
 }
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
