@@ -82,3 +82,9 @@ func TestRelatedPath(t *testing.T) {
 func TestOddCode(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/odd")
 }
+
+// TestKumaStyle follows names through configurers reached by interfaces and options built from
+// closures, the way Kuma's xDS generators are written.
+func TestKumaStyle(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/kuma/v3", "cp/kuma/listeners", "cp/kuma/gen")
+}
