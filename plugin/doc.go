@@ -4,7 +4,7 @@
 //
 // Build a golangci-lint that contains the plugin with `golangci-lint custom` and a .custom-gcl.yml:
 //
-//	version: v2.8.0                 # the golangci-lint release to build on
+//	version: v2.15.0                # the golangci-lint release to build on (v2.15.0 is tested)
 //	plugins:
 //	  - module: github.com/kriguard/kriguard
 //	    import: github.com/kriguard/kriguard/plugin
