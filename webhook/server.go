@@ -134,10 +134,10 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 	}
 
-	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, log: log}); err != nil {
+	drain := &drainer{delay: o.ShutdownDelay, log: log}
+	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, drain: drain, log: log}); err != nil {
 		return nil, fmt.Errorf("adding webhook registration: %w", err)
 	}
-	drain := &drainer{delay: o.ShutdownDelay, log: log}
 	if err := mgr.Add(drain); err != nil {
 		return nil, fmt.Errorf("adding shutdown delay: %w", err)
 	}
@@ -185,6 +185,7 @@ type registrar struct {
 	server crwebhook.Server
 	ready  <-chan struct{}
 	conf   *Config
+	drain  *drainer
 	log    logr.Logger
 }
 
@@ -196,8 +197,8 @@ func (r *registrar) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	r.server.Register(ValidatePath, NewHTTPHandler(NewValidator(r.conf)))
-	r.server.Register(MutatePath, NewHTTPHandler(NewMutator(r.conf)))
+	r.server.Register(ValidatePath, r.drain.wrap(NewHTTPHandler(NewValidator(r.conf))))
+	r.server.Register(MutatePath, r.drain.wrap(NewHTTPHandler(NewMutator(r.conf))))
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath)
 	<-ctx.Done()
 	return nil
@@ -220,6 +221,19 @@ func (d *drainer) Start(ctx context.Context) error {
 	d.log.Info("shutting down: serving until the delay is over", "delay", d.delay.String())
 	time.Sleep(d.delay)
 	return nil
+}
+
+// wrap makes h answer with "Connection: close" once shutdown has begun. The API server keeps
+// its connections to a pod after the pod has left the endpoints; closing each one after a
+// completed response, while the delay runs, means none is idle-closed under a request when the
+// listener finally shuts down.
+func (d *drainer) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Check is the readiness check: it fails once shutdown has begun.

@@ -166,11 +166,16 @@ func TestNewManager(t *testing.T) {
 		}
 		return nil
 	})
-	conn, err = tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost"})
+	https := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "localhost"}}}
+	body := reviewBody(t, request("CREATE", kuma("MeshTimeout", "default", "t2", nil, nil), nil))
+	resp, err := https.Post("https://"+addr+ValidatePath, "application/json", strings.NewReader(string(body)))
 	if err != nil {
 		t.Fatalf("webhook stopped serving before the shutdown delay: %v", err)
 	}
-	conn.Close()
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Errorf("while draining: status %d, Connection: close %v; want 200 and the connection closed", resp.StatusCode, resp.Close)
+	}
 	select {
 	case err := <-done:
 		done <- err
