@@ -28,6 +28,11 @@
 // kind="unguarded": it means the webhook configuration's rules and the kriguard configuration
 // disagree, and breaking an unrelated kind would be worse than letting it through.
 //
+// The KRI annotation is computed from the labels the mutator sees. When another mutating webhook
+// (Kuma's own, for instance) may change kuma.io/* labels after it, the MutatingWebhookConfiguration
+// should set reinvocationPolicy: IfNeeded, or the validator will find the annotation stale and
+// deny the object. Requests for subresources (status) are validated, never patched.
+//
 // LoadConfig reads the YAML configuration (docs/contracts.md); Options and NewManager build the
 // whole server process: controller-runtime manager, TLS webhook server, cert-controller,
 // health and readiness checks, metrics and a shutdown delay. cmd/webhook only wires them up.

@@ -53,7 +53,9 @@ const (
 // once.
 //
 // On stop, /readyz fails first and the server keeps serving for --shutdown-delay, so that
-// endpoints drop the pod before its listener closes; in-flight requests then get 30s to finish.
+// endpoints drop the pod before its listener closes, answering with "Connection: close" so that
+// the API server moves its keep-alive connections elsewhere; in-flight requests then get 30s to
+// finish.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)
