@@ -1,0 +1,412 @@
+package analyzer
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+
+	"golang.org/x/tools/go/types/objectpath"
+)
+
+// Sites and sinks: where strings are written, which of those places are sinks, and how sinks
+// spread back to the parameters and fields that feed them.
+
+// collectSites finds every write of a string to a field or argument that is, or may become, a
+// sink.
+func (st *state) collectSites() {
+	st.funcDecls(func(_ *ast.FuncDecl, obj *types.Func) {
+		fi := st.fn(obj)
+		st.sitesIn(fi, fi.decl.Body)
+	})
+	for _, file := range st.pass.Files {
+		for _, d := range file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				st.sitesIn(st.pkgInit, g)
+			}
+		}
+	}
+}
+
+func (st *state) sitesIn(fi *fnInfo, root ast.Node) {
+	info := st.pass.TypesInfo
+	ast.Inspect(root, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			t := info.TypeOf(n)
+			if t == nil {
+				return true
+			}
+			if p, ok := types.Unalias(t).(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			s, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				return true
+			}
+			owner, _ := types.Unalias(t).(*types.Named)
+			for i, el := range n.Elts {
+				var fv *types.Var
+				value := el
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					id, _ := kv.Key.(*ast.Ident)
+					if id == nil {
+						continue
+					}
+					fv, _ = info.Uses[id].(*types.Var)
+					value = kv.Value
+				} else if i < s.NumFields() {
+					fv = s.Field(i)
+				}
+				if fv != nil && isString(fv.Type()) && st.maySinkField(owner, fv) {
+					st.sites = append(st.sites, &site{fn: fi, value: value, at: n, field: fv.Origin(), owner: owner})
+				}
+				if fv != nil {
+					if _, ok := envoyKeyField(owner, fv); ok {
+						if m, ok := ast.Unparen(value).(*ast.CompositeLit); ok {
+							for _, me := range m.Elts {
+								if kv, ok := me.(*ast.KeyValueExpr); ok {
+									st.sites = append(st.sites, &site{fn: fi, value: kv.Key, at: m, field: fv.Origin(), owner: owner, key: true})
+								}
+							}
+						}
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok != token.ASSIGN || len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok {
+					// m.ClusterMinHealthyPercentages[name] = p
+					if sel, ok := ast.Unparen(ix.X).(*ast.SelectorExpr); ok {
+						if selection, ok := info.Selections[sel]; ok && selection.Kind() == types.FieldVal {
+							fv := selection.Obj().(*types.Var)
+							if owner := ownerOf(selection); owner != nil {
+								if _, ok := envoyKeyField(owner, fv); ok {
+									st.sites = append(st.sites, &site{fn: fi, value: ix.Index, at: n, field: fv.Origin(), owner: owner, key: true})
+								}
+							}
+						}
+					}
+					continue
+				}
+				sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+				if !ok {
+					continue
+				}
+				selection, ok := info.Selections[sel]
+				if !ok || selection.Kind() != types.FieldVal {
+					continue
+				}
+				fv := selection.Obj().(*types.Var)
+				owner := ownerOf(selection)
+				if isString(fv.Type()) && st.maySinkField(owner, fv) {
+					st.sites = append(st.sites, &site{fn: fi, value: n.Rhs[i], at: n, field: fv.Origin(), owner: owner})
+				}
+			}
+		case *ast.CallExpr:
+			fn := fi.callee(n)
+			if fn == nil {
+				return true
+			}
+			if !st.maySinkFunc(fn) {
+				return true
+			}
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				if s, ok := info.Selections[sel]; ok && s.Kind() == types.MethodExpr {
+					return true
+				}
+			}
+			sig := fn.Type().(*types.Signature)
+			for i, a := range n.Args {
+				if i >= sig.Params().Len() || sig.Variadic() && i >= sig.Params().Len()-1 {
+					break
+				}
+				if isString(sig.Params().At(i).Type()) {
+					st.sites = append(st.sites, &site{fn: fi, value: a, at: n, callee: fn, param: i})
+				}
+			}
+		}
+		return true
+	})
+}
+
+// ownerOf returns the struct type that declares the selected field, following embedded fields.
+func ownerOf(sel *types.Selection) *types.Named {
+	t := sel.Recv()
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		n := namedOf(t)
+		var s *types.Struct
+		if n != nil {
+			s, _ = n.Underlying().(*types.Struct)
+		} else if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			s, _ = p.Elem().Underlying().(*types.Struct)
+		} else {
+			s, _ = t.Underlying().(*types.Struct)
+		}
+		if s == nil || i >= s.NumFields() {
+			return nil
+		}
+		t = s.Field(i).Type()
+	}
+	return namedOf(t)
+}
+
+func (st *state) maySinkField(owner *types.Named, fv *types.Var) bool {
+	if fv.Pkg() == st.pass.Pkg {
+		return true
+	}
+	if owner != nil {
+		if _, ok := envoyField(owner, fv); ok {
+			return true
+		}
+	}
+	return st.importedField(fv.Origin()) != nil
+}
+
+func (st *state) maySinkFunc(fn *types.Func) bool {
+	if fn.Pkg() == st.pass.Pkg {
+		return true
+	}
+	if _, ok := st.cfg.sinks[funcKey(fn)]; ok {
+		return true
+	}
+	return st.importedParams(fn) != nil
+}
+
+func (st *state) importedField(fv *types.Var) *sinkFieldFact {
+	if f, ok := st.impFields[fv]; ok {
+		return f
+	}
+	var f *sinkFieldFact
+	if fv.Pkg() != nil && fv.Pkg() != st.pass.Pkg {
+		f = new(sinkFieldFact)
+		if !st.pass.ImportObjectFact(fv, f) {
+			f = nil
+		}
+	}
+	st.impFields[fv] = f
+	return f
+}
+
+func (st *state) importedParams(fn *types.Func) *sinkParamsFact {
+	if f, ok := st.impParams[fn]; ok {
+		return f
+	}
+	var f *sinkParamsFact
+	if fn.Pkg() != nil && fn.Pkg() != st.pass.Pkg {
+		f = new(sinkParamsFact)
+		if !st.pass.ImportObjectFact(fn, f) {
+			f = nil
+		}
+	}
+	st.impParams[fn] = f
+	return f
+}
+
+// resolve tells whether a site's target is a sink, and which.
+func (st *state) resolve(s *site) (Sink, bool) {
+	if s.key {
+		return envoyKeyField(s.owner, s.field)
+	}
+	if s.field != nil {
+		if s.owner != nil {
+			if sk, ok := envoyField(s.owner, s.field); ok {
+				return sk, true
+			}
+		}
+		if sk, ok := st.fieldSinks[s.field]; ok {
+			return sk, true
+		}
+		if f := st.importedField(s.field); f != nil {
+			return f.Sink, true
+		}
+		return Sink{}, false
+	}
+	if m, ok := st.paramSinks[s.callee]; ok {
+		if sk, ok := m[s.param]; ok {
+			return sk, true
+		}
+	}
+	if f := st.importedParams(s.callee); f != nil {
+		for _, p := range f.Params {
+			if p.Index == s.param {
+				return p.Sink, true
+			}
+		}
+	}
+	if idx, ok := st.cfg.sinks[funcKey(s.callee)]; ok {
+		for _, i := range idx {
+			if i == s.param {
+				return Sink{Field: "argument " + strconv.Itoa(i) + " of " + funcName(s.callee) + " (-sinks)"}, true
+			}
+		}
+	}
+	return Sink{}, false
+}
+
+// targetDesc names a site's target for humans.
+func (s *site) targetDesc() string {
+	if s.key {
+		sk, _ := envoyKeyField(s.owner, s.field)
+		return sk.Field
+	}
+	if s.field != nil {
+		if s.owner != nil {
+			if sk, ok := envoyField(s.owner, s.field); ok {
+				return sk.Field
+			}
+			return s.owner.Obj().Pkg().Name() + "." + s.owner.Obj().Name() + "." + s.field.Name()
+		}
+		return "field " + s.field.Name()
+	}
+	sig := s.callee.Type().(*types.Signature)
+	return funcName(s.callee) + " parameter " + sig.Params().At(s.param).Name()
+}
+
+// propagate grows the sinks to a fixed point: a parameter or field whose value is copied to a
+// sink is a sink.
+func (st *state) propagate() {
+	for changed := true; changed; {
+		changed = false
+		for _, s := range st.sites {
+			if s.done {
+				continue
+			}
+			sk, ok := st.resolve(s)
+			if !ok {
+				continue
+			}
+			s.done, s.sink = true, sk
+			s.vals = s.fn.eval(s.value)
+			for _, t := range s.vals {
+				// Only a plain copy carries the sink back; a value that went through a call
+				// (a sanitizer, a formatter) or is a piece of a longer name does not.
+				if len(t.parts) != 1 || t.called {
+					continue
+				}
+				switch p := t.parts[0]; p.Kind {
+				case PartParam:
+					if s.fn.obj == nil {
+						continue
+					}
+					sig := s.fn.obj.Type().(*types.Signature)
+					step := st.step(s.fn.obj, funcName(s.fn.obj)+" writes parameter "+sig.Params().At(p.Param).Name()+" to "+s.targetDesc())
+					if st.addParamSink(s.fn.obj, p.Param, sk.prepend(step, s.value.Pos())) {
+						changed = true
+					}
+				case partField:
+					who := "package initialisation"
+					if s.fn.obj != nil {
+						who = funcName(s.fn.obj)
+					}
+					step := st.step(s.fn.obj, who+" writes field "+p.field.Name()+" to "+s.targetDesc())
+					if st.addFieldSink(p.field, sk.prepend(step, s.value.Pos())) {
+						changed = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// step describes one write by function writer (nil: a package variable's initialiser).
+func (st *state) step(writer *types.Func, text string) Step {
+	s := Step{Text: text, Pkg: st.pass.Pkg.Path()}
+	if writer != nil {
+		if p, err := objectpath.For(writer); err == nil {
+			s.Obj = string(p)
+		}
+	}
+	return s
+}
+
+// stepPos finds where an imported step was written: the declaration of the writing function.
+func (st *state) stepPos(s Step) token.Pos {
+	if s.Obj == "" {
+		return token.NoPos
+	}
+	if st.pkgs == nil {
+		st.pkgs = map[string]*types.Package{}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if _, ok := st.pkgs[p.Path()]; ok {
+				return
+			}
+			st.pkgs[p.Path()] = p
+			for _, imp := range p.Imports() {
+				walk(imp)
+			}
+		}
+		walk(st.pass.Pkg)
+	}
+	p := st.pkgs[s.Pkg]
+	if p == nil {
+		return token.NoPos
+	}
+	obj, err := objectpath.Object(p, objectpath.Path(s.Obj))
+	if err != nil {
+		return token.NoPos
+	}
+	return obj.Pos()
+}
+
+func (st *state) addParamSink(fn *types.Func, i int, sk Sink) bool {
+	m := st.paramSinks[fn]
+	if m == nil {
+		m = map[int]Sink{}
+		st.paramSinks[fn] = m
+	}
+	if _, ok := m[i]; ok {
+		return false
+	}
+	m[i] = sk
+	return true
+}
+
+func (st *state) addFieldSink(fv *types.Var, sk Sink) bool {
+	if _, ok := st.fieldSinks[fv]; ok {
+		return false
+	}
+	st.fieldSinks[fv] = sk
+	return true
+}
+
+// exportSinks exports the sinks importers can reach: parameters of exported functions and
+// exported fields.
+func (st *state) exportSinks() {
+	exported := false
+	for fn, m := range st.paramSinks {
+		if !fn.Exported() {
+			continue
+		}
+		f := &sinkParamsFact{}
+		for i, sk := range m {
+			f.Params = append(f.Params, ParamSink{Index: i, Sink: sk})
+		}
+		sortParams(f.Params)
+		st.pass.ExportObjectFact(fn, f)
+		exported = true
+	}
+	for fv, sk := range st.fieldSinks {
+		if !fv.Exported() {
+			continue
+		}
+		st.pass.ExportObjectFact(fv, &sinkFieldFact{Sink: sk})
+		exported = true
+	}
+	if exported {
+		st.pass.ExportPackageFact(&pkgFact{})
+	}
+}
+
+func sortParams(ps []ParamSink) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Index < ps[j-1].Index; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
