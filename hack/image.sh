@@ -55,7 +55,8 @@ log "building ${image}:${version} with $(buildah --version)"
 "${bah[@]}" build --quiet --layers=false --timestamp "${epoch}" \
   --build-arg "VERSION=${version}" --build-arg "REVISION=${revision}" --build-arg "CREATED=${created}" \
   -f Containerfile -t "${image}:${version}" "${work}/context" >/dev/null || die "buildah build failed (see above)"
-rm -f "${out}"
-"${bah[@]}" push --quiet "${image}:${version}" "oci-archive:${out}:${image}:${version}" ||
-  die "writing ${out} failed (see above)"
+# Written aside and renamed, so a reader (TestImage) never sees half an archive.
+"${bah[@]}" push --quiet "${image}:${version}" "oci-archive:${work}/image.tar:${image}:${version}" ||
+  die "writing the archive failed (see above)"
+mv -f "${work}/image.tar" "${out}"
 log "wrote ${out} (${image}:${version}, $(du -h "${out}" | cut -f1))"
