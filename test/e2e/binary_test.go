@@ -198,7 +198,7 @@ func TestBinary(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	if err := s.WaitReady(wctx, env.Client); err != nil {
 		if !strings.Contains(p.output.String(), "Serving webhook server") {
