@@ -34,6 +34,7 @@ certManager:
 replicaCount: 1
 admission:
   failurePolicy: Ignore
+  reinvocationPolicy: Never
   timeoutSeconds: 10
 config:
   defaultEnforcement: warn
@@ -311,6 +312,9 @@ func checkWebhookConfigurations(t *testing.T, objs manifest, n names, values map
 			if got := field(t, h, c.path...); fmt.Sprint(got) != fmt.Sprint(c.want) {
 				t.Errorf("%s: %s = %v, want %v", id, strings.Join(c.path, "."), got, c.want)
 			}
+		}
+		if tc.kind == "MutatingWebhookConfiguration" && hooks[0]["reinvocationPolicy"] != admission["reinvocationPolicy"] {
+			t.Errorf("%s: reinvocationPolicy = %v, want %v", id, hooks[0]["reinvocationPolicy"], admission["reinvocationPolicy"])
 		}
 		if _, ok := hooks[0]["clientConfig"].(map[string]any)["url"]; ok {
 			t.Errorf("%s: clientConfig.url set; the webhook is reached through its Service", id)
@@ -640,6 +644,7 @@ func TestSchemaRejects(t *testing.T) {
 		name, values string
 		want         []string
 	}{
+		{"unknown reinvocation policy", "admission: {reinvocationPolicy: Always}", []string{"reinvocationPolicy", "IfNeeded"}},
 		{"unknown failure policy", "admission: {failurePolicy: Sometimes}", []string{"failurePolicy", "Fail", "Ignore"}},
 		{"timeout above 30", "admission: {timeoutSeconds: 31}", []string{"timeoutSeconds", "30"}},
 		{"timeout zero", "admission: {timeoutSeconds: 0}", []string{"timeoutSeconds", "1"}},
