@@ -37,6 +37,7 @@ reported where it enters a builder API, not three packages later.`
 //	-strict          also report legacy names (neither KRI, internal, nor accepted prefix)
 //	-prefixes=LIST   accepted name prefixes, comma-separated (default "self_,system_")
 //	-sinks=LIST      extra sink arguments, "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex"
+//	-types=LIST      extra KRI resource types, "Kind:short:Scope" (Scope Mesh or Global)
 var Analyzer = &analysis.Analyzer{
 	Name:      "krilint",
 	Doc:       doc,
@@ -49,12 +50,14 @@ var (
 	flagStrict   bool
 	flagPrefixes = strings.Join(naming.DefaultEnvoyPrefixes(), ",")
 	flagSinks    string
+	flagTypes    string
 )
 
 func init() {
 	Analyzer.Flags.BoolVar(&flagStrict, "strict", false, "also report legacy names (neither a KRI, internal, nor under an accepted prefix)")
 	Analyzer.Flags.StringVar(&flagPrefixes, "prefixes", flagPrefixes, "comma-separated accepted name prefixes")
 	Analyzer.Flags.StringVar(&flagSinks, "sinks", "", "comma-separated extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex (0-based, receiver not counted)")
+	Analyzer.Flags.StringVar(&flagTypes, "types", "", "comma-separated extra KRI resource types, Kind:short:Scope (Scope is Mesh or Global), as in the webhook configuration")
 }
 
 // config is the parsed form of the flags, cached by their text.
@@ -71,7 +74,7 @@ var (
 )
 
 func currentConfig() *config {
-	key := strconv.FormatBool(flagStrict) + "\x00" + flagPrefixes + "\x00" + flagSinks
+	key := strconv.FormatBool(flagStrict) + "\x00" + flagPrefixes + "\x00" + flagSinks + "\x00" + flagTypes
 	configMu.Lock()
 	defer configMu.Unlock()
 	if cached != nil && cached.key == key {
@@ -86,6 +89,12 @@ func currentConfig() *config {
 	c.sinks, c.err = parseSinks(flagSinks)
 	if c.err != nil {
 		c.err = fmt.Errorf("parsing -sinks: %w", c.err)
+	}
+	if c.err == nil && flagTypes != "" {
+		c.opts.Registry, c.err = parseTypes(flagTypes)
+		if c.err != nil {
+			c.err = fmt.Errorf("parsing -types: %w", c.err)
+		}
 	}
 	cached = c
 	return c

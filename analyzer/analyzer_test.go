@@ -41,7 +41,7 @@ func setFlags(t *testing.T, kv ...string) {
 }
 
 func TestStrict(t *testing.T) {
-	setFlags(t, "strict", "true", "prefixes", "self_,system_,mine_")
+	setFlags(t, "strict", "true", "prefixes", "self_,system_,mine_", "types", "MeshWidget:mw:Mesh")
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/strict")
 }
 

@@ -5,6 +5,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // envoyPrefix is the import path prefix of the go-control-plane packages.
@@ -132,6 +134,31 @@ func parseSinks(s string) (configuredSinks, error) {
 		out[name] = append(out[name], idx)
 	}
 	return out, nil
+}
+
+// parseTypes reads "Kind:short:Scope,…" into a copy of the default registry with those types added.
+func parseTypes(s string) (*naming.Registry, error) {
+	var types []naming.ResourceType
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("type %q: want Kind:short:Scope", item)
+		}
+		scope, err := naming.ParseScope(parts[2])
+		if err != nil {
+			return nil, fmt.Errorf("type %q: %w", item, err)
+		}
+		types = append(types, naming.ResourceType{Kind: parts[0], ShortName: parts[1], Scope: scope})
+	}
+	r := naming.Default.Clone()
+	if err := r.Register(types...); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // inPackage reports whether a configured sink may be a function or method of package path. A

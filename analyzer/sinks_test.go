@@ -3,6 +3,8 @@ package analyzer
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 func TestParseSinks(t *testing.T) {
@@ -31,6 +33,27 @@ func TestParseSinks(t *testing.T) {
 				t.Fatalf("parseSinks(%q) = %v, want %v", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseTypes(t *testing.T) {
+	r, err := parseTypes("MeshWidget:mw:Mesh, GlobalThing:gt:Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt, ok := r.ByShortName("mw"); !ok || rt.Scope != naming.ScopeMesh {
+		t.Errorf("mw: %v %v", rt, ok)
+	}
+	if _, ok := r.ByShortName("msvc"); !ok {
+		t.Error("the default types are gone")
+	}
+	if _, ok := naming.Default.ByShortName("mw"); ok {
+		t.Error("the default registry was changed")
+	}
+	for _, bad := range []string{"mw:Mesh", "MeshWidget:mw:Sometimes", "MeshService:mw:Mesh", "Mesh Widget:mw:Mesh"} {
+		if _, err := parseTypes(bad); err == nil {
+			t.Errorf("parseTypes(%q): no error", bad)
+		}
 	}
 }
 
@@ -69,4 +92,20 @@ func FuzzParseSinks(f *testing.F) {
 			c.inPackage(key)
 		}
 	})
+}
+
+func TestBadFlagsStopTheRun(t *testing.T) {
+	for name, set := range map[string]func(){
+		"sinks": func() { flagSinks = "github.com/x/y.F" },
+		"types": func() { flagTypes = "MeshWidget:mw" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			oldSinks, oldTypes := flagSinks, flagTypes
+			defer func() { flagSinks, flagTypes = oldSinks, oldTypes }()
+			set()
+			if err := currentConfig().err; err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
 }

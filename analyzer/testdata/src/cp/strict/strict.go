@@ -16,6 +16,8 @@ func Listeners(addr string, port uint32) { // want Listeners:"sink params 0->lis
 	_ = &listenerv3.Listener{Name: "mine_" + addr}
 	_ = &listenerv3.Listener{Name: "_internal"}
 	_ = &listenerv3.Listener{Name: "kri_dp_default___web_http"}
+	_ = &listenerv3.Listener{Name: "kri_mw_default___widget_"} // registered with -types
+	_ = &listenerv3.Listener{Name: "kri_mx_default___widget_"} // want `starts with "kri_" but is not a KRI: kri\.type: Unsupported value: "mx"`
 	_ = &listenerv3.Listener{Name: addr}
 	_ = &listenerv3.Listener{Name: "se" + addr}
 	_ = &listenerv3.Listener{Name: "legacy:name"} // want `gets "legacy:name" \(literal "legacy:name"\): contains ':', which Envoy resource names must not \(use '_'\); and is a legacy name`
