@@ -2,8 +2,15 @@ package webhook
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,6 +57,11 @@ func TestNewManager(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	env := testenv.StartForTest(t, testenv.Options{})
+	t.Run("cert-controller", func(t *testing.T) { testCertController(t, env) })
+	t.Run("external", func(t *testing.T) { testExternalCerts(t, env) })
+}
+
+func testCertController(t *testing.T, env *testenv.Env) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := env.Client
@@ -189,6 +202,108 @@ func TestNewManager(t *testing.T) {
 		conn.Close()
 		t.Error("webhook still serving after the manager stopped")
 	}
+}
+
+// testExternalCerts serves the certificate found in --cert-dir, registers the webhooks at once
+// and does not touch the API server's Secrets.
+func testExternalCerts(t *testing.T, env *testenv.Env) {
+	ports := freePorts(t, 2)
+	o := NewOptions()
+	o.CertManagement = CertManagementExternal
+	o.CertSecretNamespace = ""
+	o.WebhookHost, o.WebhookPort = "127.0.0.1", ports[0]
+	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
+	o.MetricsBindAddress = "0"
+	o.CertDir = t.TempDir()
+	o.TLSMinVersion = "1.2"
+	o.EnableHTTP2 = true
+	o.ShutdownDelay = 0
+	pool := writeSelfSigned(t, o.CertDir, "localhost")
+
+	mgr, err := NewManager(env.Config, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	waitFor(t, 60*time.Second, "readiness", func() error {
+		select {
+		case err := <-done:
+			done <- err // for the deferred stop
+			t.Fatalf("manager stopped before it was ready: %v", err)
+		default:
+		}
+		if err := mgr.GetWebhookServer().StartedChecker()(nil); err != nil {
+			return err
+		}
+		return httpGet("http://" + o.HealthProbeBindAddress + "/readyz")
+	})
+
+	addr := net.JoinHostPort(o.WebhookHost, strconv.Itoa(o.WebhookPort))
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "localhost", MaxVersion: tls.VersionTLS12, NextProtos: []string{"h2"}})
+	if err != nil {
+		t.Fatalf("TLS 1.2 with --tls-min-version=1.2: %v", err)
+	}
+	if p := conn.ConnectionState().NegotiatedProtocol; p != "h2" {
+		t.Errorf("protocol %q with --enable-http2, want h2", p)
+	}
+	conn.Close()
+
+	https := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "localhost"}}}
+	body := reviewBody(t, request("CREATE", kuma("MeshTimeout", "default", "t1", map[string]string{"kuma.io/mesh": "Mesh_1"}, nil), nil))
+	resp, err := https.Post("https://"+addr+ValidatePath, "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
+		t.Fatal(err)
+	}
+	if r := review.Response; r == nil || r.Allowed || r.Result.Code != 422 || r.UID != "uid-1" {
+		t.Fatalf("response %+v, want a 422 for uid-1", r)
+	}
+}
+
+// writeSelfSigned writes tls.crt and tls.key for dnsName into dir and returns a pool that
+// trusts them.
+func writeSelfSigned(t *testing.T, dir, dnsName string) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	return pool
 }
 
 func createWebhookConfigurations(ctx context.Context, t *testing.T, c client.Client, o Options) {
