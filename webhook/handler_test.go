@@ -346,6 +346,25 @@ func TestValidator(t *testing.T) {
 			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "pl00000000"}},
 		},
 		{
+			name: "KongPluginBinding with a generated name and no route",
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-echo.cp431ef96.1b69eced.pl72ae1b9a",
+				spec(obj{"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+			code:   422,
+			causes: []cause{{"spec.targets.routeRef.name", metav1.CauseTypeFieldValueRequired, "must bind a route"}},
+		},
+		{
+			name: "KongPluginBinding with a free name and no route",
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "my-binding",
+				spec(obj{"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name:   "KongTarget with a generated name and no upstream",
+			req:    request(admissionv1.Create, kongObj("KongTarget", "cp431ef96.5a7cc34c.46cb9d28", spec(obj{"target": "10.0.0.1:80"})), nil),
+			code:   422,
+			causes: []cause{{"spec.upstreamRef.name", metav1.CauseTypeFieldValueRequired, "must reference its upstream"}},
+		},
+		{
 			name:   "KongRoute claiming the generated shape",
 			req:    request(admissionv1.Create, kongObj("KongRoute", "default-echo.cp431ef96", nil), nil),
 			code:   422,

@@ -9,7 +9,12 @@ import (
 	"github.com/kriguard/kriguard/naming/kong"
 )
 
-var namePath = field.NewPath("metadata", "name")
+var (
+	namePath        = field.NewPath("metadata", "name")
+	upstreamRefPath = field.NewPath("spec", "upstreamRef", "name")
+	routeRefPath    = field.NewPath("spec", "targets", "routeRef", "name")
+	pluginRefPath   = field.NewPath("spec", "pluginRef", "name")
+)
 
 // kongErrors checks a Kong object's name with naming/kong: a name that claims a generated shape
 // must have it, and the object-local relations must hold. This function only maps object fields
@@ -24,12 +29,28 @@ func kongErrors(kind string, obj *unstructured.Unstructured) field.ErrorList {
 	case "KongUpstream":
 		return kong.ValidateUpstreamName(name, namePath)
 	case "KongTarget":
-		return kong.ValidateTargetName(name, stringAt(obj, "spec", "upstreamRef", "name"), namePath)
+		upstream := stringAt(obj, "spec", "upstreamRef", "name")
+		errs := kong.ValidateTargetName(name, upstream, namePath)
+		if _, generated := kong.ParseTargetName(name); len(errs) > 0 && generated && upstream == "" {
+			// The name has the generated shape; what is missing is the reference it relates to.
+			return field.ErrorList{field.Required(upstreamRefPath, "a KongTarget with a generated name must reference its upstream")}
+		}
+		return errs
 	case "KongPlugin":
 		return kong.ValidatePluginName(name, namePath)
 	case "KongPluginBinding":
 		route, plugin := bindingRefs(obj)
-		return kong.ValidatePluginBindingName(name, route, plugin, namePath)
+		errs := kong.ValidatePluginBindingName(name, route, plugin, namePath)
+		if _, generated := kong.ParsePluginBindingName(name); len(errs) > 0 && generated && (route == "" || plugin == "") {
+			errs = nil
+			if route == "" {
+				errs = append(errs, field.Required(routeRefPath, "a KongPluginBinding with a generated name must bind a route"))
+			}
+			if plugin == "" {
+				errs = append(errs, field.Required(pluginRefPath, "a KongPluginBinding with a generated name must bind a plugin"))
+			}
+		}
+		return errs
 	}
 	return nil
 }

@@ -295,7 +295,9 @@ func (s *secretCerts) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, er
 }
 
 func (s *secretCerts) Start(ctx context.Context) error {
-	const fast, slow = time.Second, 10 * time.Second
+	// After a rotation the API server trusts only the new CA: pick the new certificate up within
+	// a couple of seconds. One GET of one Secret per interval is negligible load.
+	const fast, slow = time.Second, 2 * time.Second
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
