@@ -116,7 +116,8 @@ type state struct {
 	impFields  map[*types.Var]*sinkFieldFact
 	impResults map[*types.Func][]tmpl
 	sites      []*site
-	pkgs       map[string]*types.Package // every package imported, for stepPos
+	pkgs       map[string]*types.Package // every package imported, made on first use
+	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
 }
 
 // site is a place where a string value is written somewhere that is, or may become, a sink.
@@ -172,12 +173,16 @@ func skipped(pass *analysis.Pass) bool {
 		return true
 	}
 	f := pass.Fset.File(pass.Files[0].Pos())
-	if f == nil || build.Default.GOROOT == "" {
-		return false
-	}
-	root := filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
-	return strings.HasPrefix(f.Name(), root)
+	return f != nil && goroot != "" && strings.HasPrefix(f.Name(), goroot)
 }
+
+// goroot is the source folder of the standard library, with a trailing separator.
+var goroot = func() string {
+	if build.Default.GOROOT == "" {
+		return ""
+	}
+	return filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
+}()
 
 // relevant reports whether the package can write to a sink: it imports go-control-plane, a
 // package with sink facts, or holds a configured sink.

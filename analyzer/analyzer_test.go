@@ -90,3 +90,9 @@ func TestOddCode(t *testing.T) {
 func TestKumaStyle(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/kuma/v3", "cp/kuma/listeners", "cp/kuma/gen")
 }
+
+// TestForeignFields: a configuration type of one package becomes a sink in a second, and the
+// writes to it are checked in a third.
+func TestForeignFields(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/cfg", "cp/cbuild", "cp/cgen")
+}

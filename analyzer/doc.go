@@ -41,13 +41,15 @@
 //	-prefixes=LIST   comma-separated accepted prefixes
 //	-sinks=LIST      extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex
 //
+// A struct field declared in one package and copied to a sink in another is carried by a
+// package fact to the importers of the package that found it, which check the writes to it.
+//
 // What krilint does not follow, by design or for now: calls through interfaces, and through
 // function values other than a local defined once with a function or method (only calls whose
-// callee is known carry sinks and result shapes); a struct field declared in one
-// package and written to a sink by another (facts flow from a package to its importers, so the
-// field's own package is analysed first); names accumulated in slices, maps, strings.Builder or
-// bytes.Buffer; exported variables of the package scope, and unexported ones written anywhere
-// but in their declaration. Those values are unknown and never reported.
+// callee is known carry sinks and result shapes); writes to such a foreign field from a package
+// that does not import the package that found it to be a sink; names accumulated in slices,
+// maps, strings.Builder or bytes.Buffer; exported variables of the package scope, and unexported
+// ones written anywhere but in their declaration. Those values are unknown and never reported.
 //
 // Packages that import no go-control-plane package, no package with sink facts and hold no
 // configured sink only have their function results summarised, so that running krilint as a vet

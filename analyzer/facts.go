@@ -147,8 +147,26 @@ func (s Shape) String() string {
 }
 
 // pkgFact marks a package that exports sink facts, so that its importers cannot be skipped.
-type pkgFact struct{}
+type pkgFact struct {
+	// Foreign lists the struct fields declared in other packages that this package copies to a
+	// sink. Their own package was analysed before this one and could not know; the importers of
+	// this package check the writes to them.
+	Foreign []ForeignField
+}
+
+// ForeignField is a sink field of another package, found by package path and objectpath.
+type ForeignField struct {
+	Pkg, Obj string
+	Name     string // for humans: "cfg.RouteOptions.ClusterName"
+	Sink     Sink
+}
 
 func (*pkgFact) AFact() {}
 
-func (*pkgFact) String() string { return "has sinks" }
+func (f *pkgFact) String() string {
+	s := "has sinks"
+	for _, ff := range f.Foreign {
+		s += " foreign " + ff.Name + "->" + ff.Sink.Field
+	}
+	return s
+}

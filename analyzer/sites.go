@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"sort"
 	"strconv"
 
 	"golang.org/x/tools/go/types/objectpath"
@@ -164,7 +165,76 @@ func (st *state) maySinkField(owner *types.Named, fv *types.Var) bool {
 			return true
 		}
 	}
-	return st.importedField(fv.Origin()) != nil
+	if _, ok := st.foreignSinks()[fv.Origin()]; ok {
+		return true
+	}
+	// A field of another package may still turn out to be a sink in this one.
+	return st.foreignSinkable(fv) || st.importedField(fv.Origin()) != nil
+}
+
+// fieldOwner names the package-level type that declares field fv, if any.
+func (st *state) fieldOwner(fv *types.Var) string {
+	scope := fv.Pkg().Scope()
+	for _, n := range scope.Names() {
+		tn, ok := scope.Lookup(n).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		if s, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for i := 0; i < s.NumFields(); i++ {
+				if s.Field(i) == fv {
+					return tn.Name()
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// foreignSinks returns the fields of other packages that the packages this one imports found to
+// be sinks (pkgFact.Foreign), made on first use.
+func (st *state) foreignSinks() map[*types.Var]Sink {
+	if st.foreign != nil {
+		return st.foreign
+	}
+	st.foreign = map[*types.Var]Sink{}
+	for _, pf := range st.pass.AllPackageFacts() {
+		f, ok := pf.Fact.(*pkgFact)
+		if !ok {
+			continue
+		}
+		for _, ff := range f.Foreign {
+			p := st.packages()[ff.Pkg]
+			if p == nil {
+				continue
+			}
+			if obj, err := objectpath.Object(p, objectpath.Path(ff.Obj)); err == nil {
+				if v, ok := obj.(*types.Var); ok {
+					st.foreign[v] = ff.Sink
+				}
+			}
+		}
+	}
+	return st.foreign
+}
+
+// packages maps the path of every package this one imports, directly or not, to it.
+func (st *state) packages() map[string]*types.Package {
+	if st.pkgs == nil {
+		st.pkgs = map[string]*types.Package{}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if _, ok := st.pkgs[p.Path()]; ok {
+				return
+			}
+			st.pkgs[p.Path()] = p
+			for _, imp := range p.Imports() {
+				walk(imp)
+			}
+		}
+		walk(st.pass.Pkg)
+	}
+	return st.pkgs
 }
 
 func (st *state) maySinkFunc(fn *types.Func) bool {
@@ -219,6 +289,9 @@ func (st *state) resolve(s *site) (Sink, bool) {
 			}
 		}
 		if sk, ok := st.fieldSinks[s.field]; ok {
+			return sk, true
+		}
+		if sk, ok := st.foreignSinks()[s.field]; ok {
 			return sk, true
 		}
 		if f := st.importedField(s.field); f != nil {
@@ -329,21 +402,7 @@ func (st *state) stepPos(s Step) token.Pos {
 	if s.Obj == "" {
 		return token.NoPos
 	}
-	if st.pkgs == nil {
-		st.pkgs = map[string]*types.Package{}
-		var walk func(p *types.Package)
-		walk = func(p *types.Package) {
-			if _, ok := st.pkgs[p.Path()]; ok {
-				return
-			}
-			st.pkgs[p.Path()] = p
-			for _, imp := range p.Imports() {
-				walk(imp)
-			}
-		}
-		walk(st.pass.Pkg)
-	}
-	p := st.pkgs[s.Pkg]
+	p := st.packages()[s.Pkg]
 	if p == nil {
 		return token.NoPos
 	}
@@ -391,15 +450,32 @@ func (st *state) exportSinks() {
 		st.pass.ExportObjectFact(fn, f)
 		exported = true
 	}
+	pf := &pkgFact{}
 	for fv, sk := range st.fieldSinks {
 		if !fv.Exported() {
 			continue
 		}
-		st.pass.ExportObjectFact(fv, &sinkFieldFact{Sink: sk})
-		exported = true
+		if fv.Pkg() == st.pass.Pkg {
+			st.pass.ExportObjectFact(fv, &sinkFieldFact{Sink: sk})
+			exported = true
+			continue
+		}
+		if _, known := st.foreignSinks()[fv]; known || st.importedField(fv) != nil {
+			continue
+		}
+		if p, err := objectpath.For(fv); err == nil {
+			name := fv.Pkg().Name() + "." + fv.Name()
+			if owner := st.fieldOwner(fv); owner != "" {
+				name = fv.Pkg().Name() + "." + owner + "." + fv.Name()
+			}
+			pf.Foreign = append(pf.Foreign, ForeignField{Pkg: fv.Pkg().Path(), Obj: string(p), Name: name, Sink: sk})
+		}
 	}
-	if exported {
-		st.pass.ExportPackageFact(&pkgFact{})
+	if len(pf.Foreign) > 0 || exported {
+		sort.Slice(pf.Foreign, func(i, j int) bool {
+			return pf.Foreign[i].Pkg+"."+pf.Foreign[i].Obj < pf.Foreign[j].Pkg+"."+pf.Foreign[j].Obj
+		})
+		st.pass.ExportPackageFact(pf)
 	}
 }
 

@@ -233,7 +233,7 @@ func (f *fnInfo) eval1(e ast.Expr) []tmpl {
 		return f.evalVar(v, e)
 	case *ast.SelectorExpr:
 		if sel, ok := info.Selections[e]; ok && sel.Kind() == types.FieldVal {
-			if v, ok := sel.Obj().(*types.Var); ok && v.Pkg() == f.st.pass.Pkg {
+			if v, ok := sel.Obj().(*types.Var); ok && (v.Pkg() == f.st.pass.Pkg || f.st.foreignSinkable(v)) {
 				return []tmpl{{parts: []part{{Part: Part{Kind: partField}, field: v.Origin()}}}}
 			}
 		}
@@ -537,6 +537,24 @@ func (f *fnInfo) evalJoin(call *ast.CallExpr) []tmpl {
 		}
 	}
 	return hole()
+}
+
+// foreignSinkable reports whether a field of another package may become a sink here: an exported
+// string field of a type of the project, not of go-control-plane (its name fields are sinks
+// already, its other fields are not names) nor of the standard library (a url.URL's Host is no
+// name).
+func (st *state) foreignSinkable(v *types.Var) bool {
+	if v.Pkg() == nil || !v.Exported() || !isString(v.Type()) || strings.HasPrefix(v.Pkg().Path(), envoyPrefix) {
+		return false
+	}
+	return !st.inGOROOT(v)
+}
+
+// inGOROOT reports whether obj is declared in the standard library, by the file it comes from
+// (export data keeps it).
+func (st *state) inGOROOT(obj types.Object) bool {
+	f := st.pass.Fset.File(obj.Pos())
+	return f != nil && goroot != "" && strings.HasPrefix(f.Name(), goroot)
 }
 
 func identOf(e ast.Expr) *ast.Ident {
