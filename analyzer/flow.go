@@ -130,7 +130,9 @@ func (f *fnInfo) reaching(v *types.Var, use ast.Node) ([]*def, bool) {
 			killer = d.stmt
 		}
 	}
-	if len(defs) > 1 {
+	// Bounded, so that a generated function assigning one variable a thousand times stays cheap;
+	// past the bound the answer is only less precise, never unsound.
+	if len(defs) > 1 && len(defs) <= 64 {
 		for n := ast.Node(use); n != nil; n = f.parent[n] {
 			for _, s := range stmtList(f.parent[n]) {
 				if s.End() > use.Pos() || (killer != nil && s.Pos() <= killer.Pos()) {
