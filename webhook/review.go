@@ -60,6 +60,12 @@ func (g *reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // both, which the API server writes first. A body that is not a JSON object is left for the
 // framework's decoder to report.
 func checkReviewType(body []byte) error {
+	// The API server writes kind and apiVersion first, in this order and without spaces.
+	for _, prefix := range reviewPrefixes {
+		if bytes.HasPrefix(body, prefix) {
+			return nil
+		}
+	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
 		return nil
@@ -91,6 +97,11 @@ func checkReviewType(body []byte) error {
 		return fmt.Errorf(`request body is a %s %s, want an AdmissionReview of admission.k8s.io/v1 or v1beta1`, apiVersion, kind)
 	}
 	return nil
+}
+
+var reviewPrefixes = [][]byte{
+	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`),
+	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1",`),
 }
 
 func writeReviewError(w http.ResponseWriter, code int32, err error) {
