@@ -101,6 +101,9 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
+	// The manager adds its webhook server as a runnable only on the first GetWebhookServer call;
+	// without this one nothing would ever serve, and /readyz would stay red.
+	mgr.GetWebhookServer()
 
 	ready := make(chan struct{})
 	if certs == nil {
