@@ -7,6 +7,9 @@ eval "$(./hack/tools.sh env)"
 
 ./hack/lint.sh
 
+echo "==> image (buildah, FROM scratch; TestImage inspects the archive)"
+./hack/image.sh
+
 echo "==> go test (unit, fuzz seed corpora, envtest end-to-end, chart, analyzer integration)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
