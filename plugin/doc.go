@@ -26,6 +26,10 @@
 //	          prefixes: [self_, system_]
 //	          sinks:
 //	            - example.com/cp/builders.NewListenerBuilder:1
+//	          types:
+//	            - kind: MeshWidget
+//	              shortName: mw
+//	              scope: Mesh
 //
 // The settings are those of krilint's flags ([Settings]). The analyzer keeps its configuration in its
 // flags, so one process runs krilint with one configuration: the last plugin built wins. golangci-lint

@@ -32,6 +32,16 @@ type Settings struct {
 	// Sinks are extra sink arguments, "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex", the
 	// index counting parameters from 0 without the receiver (-sinks).
 	Sinks []string `json:"sinks"`
+	// Types are extra KRI resource types, written as in the webhook's configuration file (-types).
+	Types []ResourceType `json:"types"`
+}
+
+// ResourceType is one extra KRI resource type: a kind, the short name that is its KRI type segment, and
+// its scope, "Mesh" or "Global".
+type ResourceType struct {
+	Kind      string `json:"kind"`
+	ShortName string `json:"shortName"`
+	Scope     string `json:"scope"`
 }
 
 // Plugin is krilint as a golangci-lint linter.
@@ -80,10 +90,15 @@ func (s Settings) flags() map[string]string {
 	if prefixes == nil {
 		prefixes = naming.DefaultEnvoyPrefixes()
 	}
+	types := make([]string, len(s.Types))
+	for i, t := range s.Types {
+		types[i] = t.Kind + ":" + t.ShortName + ":" + t.Scope
+	}
 	return map[string]string{
 		"strict":   strconv.FormatBool(s.Strict),
 		"prefixes": strings.Join(prefixes, ","),
 		"sinks":    strings.Join(s.Sinks, ","),
+		"types":    strings.Join(types, ","),
 	}
 }
 
@@ -103,6 +118,24 @@ func (s Settings) validate() error {
 	for i, sink := range s.Sinks {
 		if err := validateSink(sink); err != nil {
 			return fmt.Errorf("sinks[%d]: %q: %w", i, sink, err)
+		}
+	}
+	// The registry is the judge of a type, as it is for the webhook's configuration: register the types
+	// in a clone of the default registry and keep only the verdict.
+	types := make([]naming.ResourceType, 0, len(s.Types))
+	for i, t := range s.Types {
+		if strings.ContainsAny(t.Kind+t.ShortName, ",: \t") {
+			return fmt.Errorf("types[%d]: kind and shortName must not contain ',', ':' or spaces", i)
+		}
+		scope, err := naming.ParseScope(t.Scope)
+		if err != nil {
+			return fmt.Errorf("types[%d].scope: %w", i, err)
+		}
+		types = append(types, naming.ResourceType{Kind: t.Kind, ShortName: t.ShortName, Scope: scope})
+	}
+	if len(types) > 0 {
+		if err := naming.Default.Clone().Register(types...); err != nil {
+			return fmt.Errorf("types: %w", err)
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ func restoreDefaults(t *testing.T) {
 
 func flagValues() map[string]string {
 	out := map[string]string{}
-	for _, name := range []string{"strict", "prefixes", "sinks"} {
+	for _, name := range []string{"strict", "prefixes", "sinks", "types"} {
 		f := analyzer.Analyzer.Flags.Lookup(name)
 		if f == nil {
 			out[name] = "<no such flag>"
@@ -48,7 +48,7 @@ func TestNew(t *testing.T) {
 		{
 			name:      "no settings",
 			settings:  nil,
-			wantFlags: map[string]string{"strict": "false", "prefixes": "self_,system_", "sinks": ""},
+			wantFlags: map[string]string{"strict": "false", "prefixes": "self_,system_", "sinks": "", "types": ""},
 		},
 		{
 			name: "all settings",
@@ -56,11 +56,16 @@ func TestNew(t *testing.T) {
 				"strict":   true,
 				"prefixes": []any{"mine_", "self_"},
 				"sinks":    []any{"example.com/cp/builders.NewListenerBuilder:1", "example.com/cp/builders.Registry.Add:0"},
+				"types": []any{
+					map[string]any{"kind": "MeshWidget", "shortName": "mw", "scope": "Mesh"},
+					map[string]any{"kind": "Galaxy", "shortName": "gx", "scope": "Global"},
+				},
 			},
 			wantFlags: map[string]string{
 				"strict":   "true",
 				"prefixes": "mine_,self_",
 				"sinks":    "example.com/cp/builders.NewListenerBuilder:1,example.com/cp/builders.Registry.Add:0",
+				"types":    "MeshWidget:mw:Mesh,Galaxy:gx:Global",
 			},
 		},
 		{
@@ -77,6 +82,11 @@ func TestNew(t *testing.T) {
 		{name: "sink without index", settings: map[string]any{"sinks": []any{"example.com/cp.Register"}}, wantErr: `sinks[0]: "example.com/cp.Register": want pkgpath.Func:argIndex`},
 		{name: "sink with negative index", settings: map[string]any{"sinks": []any{"example.com/cp.Register:-1"}}, wantErr: "must be a non-negative integer"},
 		{name: "sink without function", settings: map[string]any{"sinks": []any{"example.com/cp:0"}}, wantErr: "want pkgpath.Func:argIndex"},
+		{name: "type with bad scope", settings: map[string]any{"types": []any{map[string]any{"kind": "MeshWidget", "shortName": "mw", "scope": "Zone"}}}, wantErr: "types[0].scope"},
+		{name: "type with unknown field", settings: map[string]any{"types": []any{map[string]any{"kind": "MeshWidget", "short": "mw", "scope": "Mesh"}}}, wantErr: `unknown field "short"`},
+		{name: "type taking a known short name", settings: map[string]any{"types": []any{map[string]any{"kind": "MeshWidget", "shortName": "mt", "scope": "Mesh"}}}, wantErr: `short name "mt" is already registered`},
+		{name: "type with a bad short name", settings: map[string]any{"types": []any{map[string]any{"kind": "MeshWidget", "shortName": "MW", "scope": "Mesh"}}}, wantErr: "types: "},
+		{name: "type with a separator", settings: map[string]any{"types": []any{map[string]any{"kind": "Mesh:Widget", "shortName": "mw", "scope": "Mesh"}}}, wantErr: "types[0]: kind and shortName must not contain"},
 		{name: "two sinks in one", settings: map[string]any{"sinks": []any{"a/b.F:0,a/b.G:1"}}, wantErr: "must not contain ','"},
 	}
 	for _, tt := range tests {
@@ -134,14 +144,15 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-// TestSettingsTakeEffect runs the analyzer the plugin returns: strict mode, the replaced prefix list and
-// the configured sink all change what it reports (see testdata/src/cfg/gen).
+// TestSettingsTakeEffect runs the analyzer the plugin returns: strict mode, the replaced prefix list, the
+// configured sink and the extra type all change what it reports (see testdata/src/cfg/gen).
 func TestSettingsTakeEffect(t *testing.T) {
 	restoreDefaults(t)
 	p, err := plugin.New(map[string]any{
 		"strict":   true,
 		"prefixes": []any{"mine_"},
 		"sinks":    []any{"cfg/registry.Register:0"},
+		"types":    []any{map[string]any{"kind": "MeshWidget", "shortName": "mw", "scope": "Mesh"}},
 	})
 	if err != nil {
 		t.Fatal(err)

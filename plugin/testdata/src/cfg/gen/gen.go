@@ -14,5 +14,6 @@ func Listeners() []*listenerv3.Listener {
 		{Name: "mine_inbound_8080"},
 		{Name: "_internal"},
 		{Name: "kri_dp_mesh-1__kuma-demo_backend_http"},
+		{Name: "kri_mw_mesh-1__kuma-demo_widget_"},
 	}
 }
