@@ -6,6 +6,7 @@
 //   - generator: code that computes names and hands them to the builders, two packages from the sink
 //   - direct: names written straight into go-control-plane fields
 //   - traps: strings that look like names but are not, which krilint must leave alone
+//   - registry, configured: a function that is a sink only when -sinks names it, and its callers
 //
 // Every line where krilint must report a name carries a marker comment of the form
 //
@@ -16,10 +17,14 @@
 //
 //	// krilint(strict): RULE
 //
+// and those reported only with -sinks=github.com/kriguard/kriguard/test/envoyvet/registry.Register:1 carry
+//
+//	// krilint(sinks): RULE
+//
 // test/integration runs krilint over this module and asserts that the markers and the findings are the
 // same set. Lines without a marker must stay quiet.
 //
-// Keep the packages that carry markers (direct, generator) leaves that no other package imports: Go 1.26's
+// Keep the packages that carry markers (direct, generator, configured) leaves that no other package imports: Go 1.26's
 // go vet caches a package vetted only as a dependency under the same key as the package vetted for itself,
 // without its findings, and would replay that empty result (see docs/krilint.md).
 package envoyvet

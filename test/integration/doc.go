@@ -9,7 +9,8 @@
 //
 //	builders.NewInboundListener("lazy:" + s.Name) // krilint: colon [Listener.Name]
 //
-// The first form is expected in every mode, the second only with -strict. A field in brackets is the
+// The first form is expected in every mode, the second only with -strict; "krilint(sinks): RULE" is
+// expected only with -sinks=…/registry.Register:1. A field in brackets is the
 // Envoy field the message must name, where the value finally lands (alternatives separated by '|').
 // Several rules may be listed, separated by commas, when one line holds several findings. A line without
 // a marker must stay quiet.

@@ -16,6 +16,7 @@ import (
 	pathpkg "path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func (f finding) String() string {
 func TestVetTool(t *testing.T) {
 	krilint := buildKrilint(t)
 	dir := fixtureDir(t)
-	want := markers(t, dir, false)
+	want := markers(t, dir)
 
 	cmd := goCommand(dir, "vet", "-vettool="+krilint, "./...")
 	var stdout, stderr bytes.Buffer
@@ -63,7 +64,7 @@ func TestVetTool(t *testing.T) {
 func TestVetToolJSON(t *testing.T) {
 	dir := fixtureDir(t)
 	fields := fieldsAt{}
-	want := markersWithFields(t, dir, false, fields)
+	want := markersWithFields(t, dir, fields)
 	diags := vetJSON(t, dir)
 	compare(t, "go vet -json -vettool=krilint", want, findingsOf(diags))
 	checkDetails(t, dir, diags)
@@ -78,11 +79,12 @@ func TestRelatedPath(t *testing.T) {
 	checkRelated(t, dir, vetJSON(t, dir))
 }
 
-// vetJSON runs `go vet -json -vettool=krilint ./...` in the fixture.
-func vetJSON(t *testing.T, dir string) []diagnostic {
+// vetJSON runs `go vet -json -vettool=krilint FLAGS ./...` in the fixture.
+func vetJSON(t *testing.T, dir string, flags ...string) []diagnostic {
 	t.Helper()
 	krilint := buildKrilint(t)
-	cmd := goCommand(dir, "vet", "-json", "-vettool="+krilint, "./...")
+	args := append(append([]string{"vet", "-json", "-vettool=" + krilint}, flags...), "./...")
+	cmd := goCommand(dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -92,12 +94,21 @@ func vetJSON(t *testing.T, dir string) []diagnostic {
 	return parseJSONTrees(t, dir, stdout.Bytes())
 }
 
+// TestConfiguredSinks passes -sinks through go vet, which asks the tool for its flags: calls of the
+// configured function, and of a function that passes its parameter on to it, are checked.
+func TestConfiguredSinks(t *testing.T) {
+	dir := fixtureDir(t)
+	want := markers(t, dir, "sinks")
+	got := vetJSON(t, dir, "-sinks="+fixtureModule+"/registry.Register:1")
+	compare(t, "go vet -json -vettool=krilint -sinks=…", want, findingsOf(got))
+}
+
 // TestStandalone runs krilint as its own driver, `krilint -json ./...`, which loads the packages with
 // go/packages instead of being driven by go vet: the findings must be the same.
 func TestStandalone(t *testing.T) {
 	krilint := buildKrilint(t)
 	dir := fixtureDir(t)
-	want := markers(t, dir, false)
+	want := markers(t, dir)
 
 	got := runStandalone(t, krilint, dir, "./...")
 	compare(t, "krilint -json ./...", want, findingsOf(got))
@@ -109,7 +120,7 @@ func TestStrict(t *testing.T) {
 	krilint := buildKrilint(t)
 	dir := fixtureDir(t)
 	var want []finding
-	for _, f := range markers(t, dir, true) {
+	for _, f := range markers(t, dir, "strict") {
 		if strings.HasPrefix(f.File, "direct/") {
 			want = append(want, f)
 		}
@@ -123,7 +134,7 @@ func TestStrict(t *testing.T) {
 func TestMarkers(t *testing.T) {
 	dir := fixtureDir(t)
 	count := map[string]int{}
-	for _, f := range markers(t, dir, false) {
+	for _, f := range markers(t, dir) {
 		count[strings.SplitN(f.File, "/", 2)[0]+" "+f.Rule]++
 	}
 	for _, key := range []string{"direct colon", "direct not-kri", "generator colon", "generator not-kri"} {
@@ -131,11 +142,13 @@ func TestMarkers(t *testing.T) {
 			t.Errorf("fixture has no %q markers; markers found: %v", key, count)
 		}
 	}
-	if n := len(markers(t, dir, true)) - len(markers(t, dir, false)); n < 3 {
-		t.Errorf("fixture has %d strict-only markers, want at least 3", n)
+	for _, mode := range []string{"strict", "sinks"} {
+		if n := len(markers(t, dir, mode)) - len(markers(t, dir)); n < 3 {
+			t.Errorf("fixture has %d %s-only markers, want at least 3", n, mode)
+		}
 	}
 	marked := map[string]bool{}
-	for _, f := range markers(t, dir, true) {
+	for _, f := range markers(t, dir, "strict", "sinks") {
 		if strings.HasPrefix(f.File, "traps/") {
 			t.Errorf("%s: package traps must stay quiet, it cannot carry a marker", f)
 		}
@@ -169,9 +182,9 @@ func TestMarkers(t *testing.T) {
 // fixtureModule is the module path of test/envoyvet.
 const fixtureModule = "github.com/kriguard/kriguard/test/envoyvet"
 
-// markerRE matches "// krilint: colon", "// krilint(strict): legacy, colon" and
+// markerRE matches "// krilint: colon", "// krilint(strict): legacy, colon", "// krilint(sinks): colon" and
 // "// krilint: colon [Listener.Name]" (the Envoy field the message must name; alternatives split by '|').
-var markerRE = regexp.MustCompile(`//\s*krilint(\(strict\))?:\s*(` + markerItem + `(?:\s*,\s*` + markerItem + `)*)\s*$`)
+var markerRE = regexp.MustCompile(`//\s*krilint(?:\((strict|sinks)\))?:\s*(` + markerItem + `(?:\s*,\s*` + markerItem + `)*)\s*$`)
 
 const markerItem = `[a-z-]+(?:\s*\[[A-Za-z0-9_.|]+\])?`
 
@@ -181,15 +194,15 @@ var markerItemRE = regexp.MustCompile(`^([a-z-]+)(?:\s*\[([A-Za-z0-9_.|]+)\])?$`
 // fieldsAt holds the Envoy fields a marker names, by finding.
 type fieldsAt map[finding][]string
 
-// markers reads the expected findings from the fixture's comments; with strict it includes the
-// strict-only ones.
-func markers(t *testing.T, dir string, strict bool) []finding {
+// markers reads the expected findings from the fixture's comments: those of every mode, and those of the
+// modes named ("strict" for -strict, "sinks" for -sinks=…registry.Register:1).
+func markers(t *testing.T, dir string, modes ...string) []finding {
 	t.Helper()
-	return markersWithFields(t, dir, strict, nil)
+	return markersWithFields(t, dir, nil, modes...)
 }
 
 // markersWithFields is markers that also fills fields with the Envoy fields the markers name.
-func markersWithFields(t *testing.T, dir string, strict bool, fields fieldsAt) []finding {
+func markersWithFields(t *testing.T, dir string, fields fieldsAt, modes ...string) []finding {
 	t.Helper()
 	var out []finding
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -217,7 +230,7 @@ func markersWithFields(t *testing.T, dir string, strict bool, fields fieldsAt) [
 				}
 				continue
 			}
-			if m[1] != "" && !strict {
+			if m[1] != "" && !slices.Contains(modes, m[1]) {
 				continue
 			}
 			for _, item := range strings.Split(m[2], ",") {
@@ -496,19 +509,21 @@ func offset(t *testing.T, src []byte, posn string) int {
 
 func TestMarkerSyntax(t *testing.T) {
 	tests := []struct {
-		line   string
-		strict bool
-		rules  string // comma-separated, "" for no marker
+		line  string
+		mode  string
+		rules string // comma-separated, "" for no marker
 	}{
-		{`	Name: "a:b", // krilint: colon`, false, "colon"},
-		{`	Name: "kri_x:y", // krilint: colon, not-kri`, false, "colon, not-kri"},
-		{`	Name: "legacy", // krilint(strict): legacy`, true, "legacy"},
-		{`	Name: x, // krilint: colon [Listener.Name]`, false, "colon [Listener.Name]"},
-		{`	Name: x, // krilint: colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri`, false, "colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri"},
-		{`	Name: x, // krilint: colon [Listener Name]`, false, ""},
-		{`	Name: "a", // krilint: Colon`, false, ""},
-		{`	Name: "a", // krilint colon`, false, ""},
-		{`	Name: "a", // not a marker: krilint: colon trailing text`, false, ""},
+		{`	Name: "a:b", // krilint: colon`, "", "colon"},
+		{`	Name: "kri_x:y", // krilint: colon, not-kri`, "", "colon, not-kri"},
+		{`	Name: "legacy", // krilint(strict): legacy`, "strict", "legacy"},
+		{`	registry.Register("l", "a:b") // krilint(sinks): colon`, "sinks", "colon"},
+		{`	Name: "a", // krilint(lax): colon`, "", ""},
+		{`	Name: x, // krilint: colon [Listener.Name]`, "", "colon [Listener.Name]"},
+		{`	Name: x, // krilint: colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri`, "", "colon [Cluster.Name|ClusterLoadAssignment.ClusterName], not-kri"},
+		{`	Name: x, // krilint: colon [Listener Name]`, "", ""},
+		{`	Name: "a", // krilint: Colon`, "", ""},
+		{`	Name: "a", // krilint colon`, "", ""},
+		{`	Name: "a", // not a marker: krilint: colon trailing text`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
@@ -522,8 +537,8 @@ func TestMarkerSyntax(t *testing.T) {
 			if m == nil {
 				t.Fatal("no marker found")
 			}
-			if (m[1] != "") != tt.strict || m[2] != tt.rules {
-				t.Fatalf("strict=%v rules=%q, want strict=%v rules=%q", m[1] != "", m[2], tt.strict, tt.rules)
+			if m[1] != tt.mode || m[2] != tt.rules {
+				t.Fatalf("mode=%q rules=%q, want mode=%q rules=%q", m[1], m[2], tt.mode, tt.rules)
 			}
 		})
 	}
