@@ -67,11 +67,11 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	if g.enforcement == EnforcementDryRun {
 		count(g.gk.Kind, req.Operation, decisionDryRun, g.enforcement)
-		log.Info("would patch", "kind", g.gk.String(), "name", objectName(obj, req), "patch", ops)
+		log.Info("would patch", "kind", g.gk.String(), "objectName", objectName(obj, req), "patch", ops)
 		return admission.Allowed("")
 	}
 	count(g.gk.Kind, req.Operation, decisionMutated, g.enforcement)
-	log.V(1).Info("patched", "kind", g.gk.String(), "name", objectName(obj, req), "operations", len(ops))
+	log.V(1).Info("patched", "kind", g.gk.String(), "objectName", objectName(obj, req), "operations", len(ops))
 	return admission.Patched("", ops...)
 }
 

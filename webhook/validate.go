@@ -79,15 +79,15 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 			warnings = append(warnings, warning(g.gk, name, fe, ""))
 		}
 		count(label, req.Operation, decisionWarned, g.enforcement)
-		log.Info("warned", "kind", g.gk.String(), "name", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
 		return admission.Allowed("").WithWarnings(warnings...)
 	case EnforcementDryRun:
 		count(label, req.Operation, decisionDryRun, g.enforcement)
-		log.Info("would deny", "kind", g.gk.String(), "name", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
 		return admission.Allowed("")
 	default:
 		count(label, req.Operation, decisionDenied, g.enforcement)
-		log.Info("denied", "kind", g.gk.String(), "name", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
 		return invalid(g.gk, name, errs).WithWarnings(warnings...)
 	}
 }
