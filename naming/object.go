@@ -3,9 +3,18 @@ package naming
 import (
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
+
+// Object is the part of a Kubernetes object that its KRI is built from. Every metav1.Object
+// (and so every typed or unstructured API object) is one. It is declared here rather than taken
+// from apimachinery's meta/v1 so that importers such as krilint do not link the ~270 packages
+// behind it: a vet tool is started once per package, and that start-up dominates its cost.
+type Object interface {
+	GetName() string
+	GetNamespace() string
+	GetLabels() map[string]string
+}
 
 // Labels and annotations that carry the parts of a Kubernetes object's KRI.
 const (
@@ -34,7 +43,7 @@ func LabelPath(key string) *field.Path { return labelsPath.Key(key) }
 
 // ForObject builds the KRI of obj, a Kubernetes object of the given kind, with the Default
 // registry. See Registry.ForObject.
-func ForObject(obj metav1.Object, kind string) (KRI, field.ErrorList) {
+func ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	return Default.ForObject(obj, kind)
 }
 
@@ -51,7 +60,7 @@ func ForObject(obj metav1.Object, kind string) (KRI, field.ErrorList) {
 // Every problem is reported at the object field the value came from
 // (metadata.labels[kuma.io/mesh], metadata.name, …), so that an admission response points the
 // user at what to change. The KRI is returned as far as it could be built, even with errors.
-func (r *Registry) ForObject(obj metav1.Object, kind string) (KRI, field.ErrorList) {
+func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	var errs field.ErrorList
 	t, known := r.ByKind(kind)
 	if !known {
