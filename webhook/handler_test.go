@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	jsonpatchapply "github.com/evanphx/json-patch/v5"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -766,5 +767,44 @@ func assertPatchTouchesOnly(t *testing.T, original []byte, resp admission.Respon
 	}
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("patch %s changed more than name, display name and KRI:\nbefore %v\nafter  %v", resp.Patch, before, after)
+	}
+}
+
+// TestDecisionsCounted checks that every decision lands in kriguard_admission_decisions_total
+// with its labels.
+func TestDecisionsCounted(t *testing.T) {
+	bad := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil)
+	good := kuma("MeshService", "kuma-system", "s1", nil, nil)
+	warn := mustConfig(t, header+"defaultEnforcement: warn\n")
+	dry := mustConfig(t, header+"defaultEnforcement: dryrun\n")
+	def := DefaultConfig()
+	tests := []struct {
+		name   string
+		h      admission.Handler
+		req    admission.Request
+		labels []string // kind, operation, decision, enforcement
+	}{
+		{"denied", NewValidator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "denied", "deny"}},
+		{"warned", NewValidator(warn), request(admissionv1.Update, bad, kuma("MeshTimeout", "kuma-system", "t1", nil, nil)), []string{"MeshTimeout", "UPDATE", "warned", "warn"}},
+		{"dryrun", NewValidator(dry), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "dryrun", "dryrun"}},
+		{"allowed", NewValidator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "allowed", "deny"}},
+		{"delete", NewValidator(def), request(admissionv1.Delete, nil, bad), []string{"MeshTimeout", "DELETE", "allowed", "deny"}},
+		{"other operation", NewValidator(def), request("PATCH", bad, nil), []string{"MeshTimeout", "other", "allowed", "deny"}},
+		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none"}},
+		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny"}},
+		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none"}},
+		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny"}},
+		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun"}},
+		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := decisions.WithLabelValues(tt.labels...)
+			before := testutil.ToFloat64(c)
+			tt.h.Handle(context.Background(), tt.req)
+			if after := testutil.ToFloat64(c); after != before+1 {
+				t.Errorf("counter %v went from %v to %v, want +1", tt.labels, before, after)
+			}
+		})
 	}
 }
