@@ -73,6 +73,8 @@ func TestServeHTTP(t *testing.T) {
 		{"no apiVersion", []byte(`{"kind": "AdmissionReview", "request": {}}`), 400, "apiVersion and kind are required"},
 		{"type after the request", typeLast, 422, "is invalid"},
 		{"missing object", reviewBody(t, request("CREATE", nil, bad)), 400, "admission request has no object"},
+		{"raw non-UTF-8 bytes in a label", bytes.Replace(valid, []byte("Mesh_1"), []byte("m\xff\xfe"), -1), 422,
+			"metadata.labels[kuma.io/mesh]: Invalid value: \"m\ufffd\ufffd\": must end with"},
 		{"oversized body", append(valid[:len(valid)-1], []byte(`,"pad":"`+strings.Repeat("x", 7<<20)+`"}`)...), 413,
 			"request entity is too large; limit is 7340032 bytes"},
 	}
