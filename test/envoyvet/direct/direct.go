@@ -11,9 +11,11 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	healthcheckv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 )
 
 // adminListener is a named constant: krilint reads its value from type information.
@@ -127,4 +129,16 @@ func GRPC() *corev3.GrpcService {
 			ClusterName: "als:" + meshName, // krilint: colon
 		}},
 	}
+}
+
+// HealthCheck covers a map whose keys are cluster names.
+func HealthCheck(service string) *healthcheckv3.HealthCheck {
+	hc := &healthcheckv3.HealthCheck{
+		ClusterMinHealthyPercentages: map[string]*typev3.Percent{
+			"outbound:" + service:                         {Value: 50}, // krilint: colon [ClusterMinHealthyPercentages]
+			"kri_msvc_mesh-1__kuma-demo_" + service + "_": {Value: 50},
+		},
+	}
+	hc.ClusterMinHealthyPercentages["legacy:"+service] = &typev3.Percent{Value: 10} // krilint: colon
+	return hc
 }
