@@ -169,3 +169,47 @@ func AccessLogs(s Service) {
 	_ = builders.AccessLogService(names.Join("als", s.Mesh)) // krilint: colon [GrpcService_EnvoyGrpc.ClusterName]
 	_ = builders.AccessLogService(names.Internal("access_log_sink"))
 }
+
+// PortListeners builds one listener per port, appending to the name in a loop.
+func PortListeners(s Service, ports []string) []*listenerv3.Listener {
+	var out []*listenerv3.Listener
+	for _, port := range ports {
+		name := "inbound"
+		name += ":" + port
+		out = append(out, builders.NewListenerBuilder("v3", name).Build()) // krilint: colon [Listener.Name]
+	}
+	return out
+}
+
+// ByProtocol picks a name per protocol; one branch is a legacy name.
+func ByProtocol(s Service, protocol string) *clusterv3.Cluster {
+	var name string
+	switch protocol {
+	case "grpc":
+		name = names.KRI("msvc", s.Mesh, "", s.Namespace, s.Name, "grpc")
+	case "tcp":
+		name = names.Internal(s.Name + "_tcp")
+	default:
+		name = "outbound|" + s.port() + "||" + s.Name + ".svc.cluster.local:http"
+	}
+	return builders.NewClusterBuilder(name).Build() // krilint: colon [Cluster.Name|ClusterLoadAssignment.ClusterName]
+}
+
+// meshListenerBuilder embeds the builder: its promoted methods are the builder's.
+type meshListenerBuilder struct {
+	*builders.ListenerBuilder
+	mesh string
+}
+
+// Embedded calls a promoted builder method.
+func Embedded(s Service) *listenerv3.Listener {
+	b := meshListenerBuilder{ListenerBuilder: builders.NewListenerBuilder("v3", names.Internal("mesh")), mesh: s.Mesh}
+	b.WithFilterChain(b.mesh + ":chain") // krilint: colon [FilterChain.Name]
+	return b.Build()
+}
+
+// Background builds listeners in a goroutine and on return.
+func Background(s Service) {
+	go builders.NewInboundListener("background:" + s.Name) // krilint: colon [Listener.Name]
+	defer builders.NewInboundListener(names.KRI("dp", s.Mesh, "", s.Namespace, s.Name, ""))
+}
