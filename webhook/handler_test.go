@@ -520,6 +520,7 @@ func TestHostileNames(t *testing.T) {
 		{"not UTF-8", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "m\xff\xfe"}, nil), "metadata.labels[kuma.io/mesh]"},
 		{"NUL byte", kuma("MeshTimeout", "ns", "t\x001", nil, nil), "metadata.name"},
 		{"very long", kuma("MeshTimeout", "ns", long, nil, nil), "metadata.name"},
+		{"very long section", kuma("MeshTimeout", "ns", "t1", nil, spec(obj{"targetRef": targetRef("Mesh", long+"_")})), "spec.targetRef.sectionName"},
 		{"KRI separator", kuma("MeshTimeout", "ns", "a_b", nil, nil), "metadata.name"},
 		{"unicode", kuma("MeshTimeout", "ns", "tïmeout", nil, nil), "metadata.name"},
 		{"deep spec", kuma("MeshTimeout", "ns", "t1", nil, spec(deep(2000))), "spec" + strings.Repeat(".a", 2000) + ".targetRef.sectionName"},
@@ -532,6 +533,9 @@ func TestHostileNames(t *testing.T) {
 			}
 			if got := resp.Result.Details.Causes[0].Field; got != tt.field {
 				t.Errorf("cause at %s, want %s", got, tt.field)
+			}
+			if n := len(resp.Result.Message) - 2*len(tt.field); n > 4096 {
+				t.Errorf("message of %d bytes: values are not bounded", n)
 			}
 			m := NewMutator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
 			if strings.HasPrefix(tt.field, "metadata.") && len(m.Patches) != 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,7 +49,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	_, _, errs := v.cfg.check(g, obj)
-	name := objectName(obj, req)
+	name := boundValue(objectName(obj, req))
 
 	var warnings []string
 	if req.Operation == admissionv1.Update {
@@ -61,11 +62,12 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		_, _, oldErrs := v.cfg.check(g, old)
 		var kept field.ErrorList
 		errs, kept = introduced(errs, oldErrs)
-		for _, fe := range kept {
+		for _, fe := range boundValues(kept) {
 			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
 		}
 	}
 
+	errs = boundValues(errs)
 	if g.enforcement == EnforcementDryRun {
 		warnings = nil // dry-run kinds are only logged and counted
 	}
@@ -172,6 +174,42 @@ func introduced(errs, old field.ErrorList) (added, kept field.ErrorList) {
 
 func problemKey(fe *field.Error) string {
 	return fmt.Sprintf("%s\x00%s\x00%#v", fe.Field, fe.Type, fe.BadValue)
+}
+
+// maxValueBytes bounds the value a cause echoes. The API server lets long values through in
+// annotations and loosely typed specs; a response should not carry them back several times.
+const maxValueBytes = 256
+
+// boundValues returns errs with string values longer than maxValueBytes cut, saying how much was
+// cut. errs itself is not modified.
+func boundValues(errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	for i, fe := range errs {
+		v, ok := fe.BadValue.(string)
+		if !ok || len(v) <= maxValueBytes {
+			if out != nil {
+				out = append(out, fe)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make(field.ErrorList, 0, len(errs)), errs[:i]...)
+		}
+		c := *fe
+		c.BadValue = boundValue(v)
+		out = append(out, &c)
+	}
+	if out == nil {
+		return errs
+	}
+	return out
+}
+
+func boundValue(v string) string {
+	if len(v) <= maxValueBytes {
+		return v
+	}
+	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(v[:maxValueBytes], ""), len(v))
 }
 
 // invalid builds the 422 response, the way the API server reports its own validation errors.
