@@ -38,5 +38,8 @@
 // health and readiness checks, metrics and a shutdown delay. cmd/webhook only wires them up.
 //
 // Request bodies are limited by controller-runtime to 7 MiB; a larger one is answered with code
-// 413 and "request entity is too large; limit is 7340032 bytes".
+// 413 and "request entity is too large; limit is 7340032 bytes". A body that is not an
+// admission.k8s.io/v1 or v1beta1 AdmissionReview, or a review without a usable object, gets a
+// 400 with the reason. Values longer than 256 bytes are cut in causes and warnings, which say
+// how long they were.
 package webhook
