@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -247,8 +248,15 @@ func StartForTest(t testing.TB, opts Options) *Env {
 //
 //	func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{}, &env)) }
 //
-// When the control plane cannot start, no test runs and the binary fails with the reason.
+// When the control plane cannot start, no test runs and the binary fails with the reason. Fuzz targets
+// must not use *env: the worker processes of `go test -fuzz` start none.
 func Main(m *testing.M, opts Options, env **Env) int {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A process that `go test -fuzz` starts to run a fuzz target only runs that target, and is
+		// restarted often; fuzz targets get no control plane (*env stays nil).
+		return m.Run()
+	}
 	e, err := Start(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: testenv: %v\n", err)
