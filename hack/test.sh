@@ -20,7 +20,7 @@ set -e
 grep -E '^(=== RUN|\s*--- (PASS|FAIL|SKIP)|ok |FAIL|PASS$|panic:)' "$log" | grep -vE '^=== RUN' | grep -E -- '--- FAIL|^ok |^FAIL|panic:' || true
 if [ $rc -ne 0 ]; then
   echo "==> failures in detail"
-  grep -nE -B2 -A30 -- '--- FAIL|panic:' "$log" | head -n 400
+  grep -nE -B2 -A30 -- '--- FAIL|^FAIL: |panic:' "$log" | head -n 400
 fi
 passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
