@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
@@ -27,16 +26,16 @@ var (
 //     equal the object's KRI, and status.origin.kri (MeshTrust), which must parse. In the upstream
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
-func (c *Config) check(g *guard, obj *unstructured.Unstructured) (naming.KRI, bool, field.ErrorList) {
+func (c *Config) check(g *guard, obj *admitted) (naming.KRI, bool, field.ErrorList) {
 	if !g.kri {
 		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj)
 	}
 	kri, errs := c.registry.ForObject(obj, g.gk.Kind)
 	valid := len(errs) == 0
-	if spec, ok := obj.Object["spec"]; ok {
-		errs = walkRefs(spec, specPath, errs)
+	if obj.spec != nil {
+		errs = walkRefs(obj.spec, specPath, errs)
 	}
-	if v, ok := obj.GetAnnotations()[naming.AnnotationKRI]; ok {
+	if v, ok := obj.annotations[naming.AnnotationKRI]; ok {
 		switch got, err := c.registry.Parse(v); {
 		case err != nil:
 			errs = append(errs, field.Invalid(annotationKRIPath, v, kriDetail(err)))
@@ -45,7 +44,7 @@ func (c *Config) check(g *guard, obj *unstructured.Unstructured) (naming.KRI, bo
 				fmt.Sprintf("must equal the object's KRI %q", kri.String())))
 		}
 	}
-	if v, found, err := unstructured.NestedFieldNoCopy(obj.Object, "status", "origin", "kri"); found && err == nil {
+	if v := obj.originKRI; obj.hasOriginKRI {
 		if s, ok := v.(string); !ok {
 			errs = append(errs, field.Invalid(originKRIPath, v, "must be a string"))
 		} else if _, err := c.registry.Parse(s); err != nil {

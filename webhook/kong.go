@@ -19,8 +19,8 @@ var (
 // kongErrors checks a Kong object's name with naming/kong: a name that claims a generated shape
 // must have it, and the object-local relations must hold. This function only maps object fields
 // to the validators' inputs.
-func kongErrors(kind string, obj *unstructured.Unstructured) field.ErrorList {
-	name := obj.GetName()
+func kongErrors(kind string, obj *admitted) field.ErrorList {
+	name := obj.name
 	switch kind {
 	case "KongRoute":
 		return kong.ValidateRouteName(name, namePath)
@@ -59,7 +59,7 @@ func kongErrors(kind string, obj *unstructured.Unstructured) field.ErrorList {
 // "" when there is none: KongRoute, KongUpstream and KongTarget names need the HTTPRoute and its
 // endpoints, and a KongPlugin configured from a Secret (configFrom, configPatches) is not
 // identified by what the object holds.
-func kongName(kind string, obj *unstructured.Unstructured) string {
+func kongName(kind string, obj *admitted) string {
 	switch kind {
 	case "KongPluginBinding":
 		if route, plugin := bindingRefs(obj); route != "" && plugin != "" {
@@ -72,14 +72,14 @@ func kongName(kind string, obj *unstructured.Unstructured) string {
 			}
 		}
 	case "KongPlugin":
-		plugin, _ := obj.Object["plugin"].(string)
-		_, hasFrom := obj.Object["configFrom"]
-		_, hasPatches := obj.Object["configPatches"]
+		plugin, _ := obj.full["plugin"].(string)
+		_, hasFrom := obj.full["configFrom"]
+		_, hasPatches := obj.full["configPatches"]
 		if plugin == "" || hasFrom || hasPatches {
 			return ""
 		}
 		var config []byte
-		if c, ok := obj.Object["config"]; ok && c != nil {
+		if c, ok := obj.full["config"]; ok && c != nil {
 			b, err := json.Marshal(c)
 			if err != nil {
 				return ""
@@ -96,12 +96,12 @@ func kongName(kind string, obj *unstructured.Unstructured) string {
 }
 
 // bindingRefs returns the names of the route and plugin a KongPluginBinding binds.
-func bindingRefs(obj *unstructured.Unstructured) (route, plugin string) {
+func bindingRefs(obj *admitted) (route, plugin string) {
 	return stringAt(obj, "spec", "targets", "routeRef", "name"), stringAt(obj, "spec", "pluginRef", "name")
 }
 
-// stringAt returns the string at path in obj, or "" when there is none.
-func stringAt(obj *unstructured.Unstructured, path ...string) string {
-	v, _, _ := unstructured.NestedString(obj.Object, path...)
+// stringAt returns the string at path in obj, which was decoded in full, or "" when there is none.
+func stringAt(obj *admitted, path ...string) string {
+	v, _, _ := unstructured.NestedString(obj.full, path...)
 	return v
 }

@@ -2,12 +2,12 @@ package webhook
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -53,7 +53,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Allowed("")
 	}
 	log := logf.FromContext(ctx)
-	obj, err := decodeObject(req.Object, "object", g.gk)
+	obj, err := decodeObject(req.Object, "object", g.gk, !g.kri)
 	if err != nil {
 		count(g.gk.Kind, req.Operation, decisionError, g.enforcement)
 		log.Info("bad request", "error", err.Error())
@@ -76,12 +76,12 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 }
 
 // patch returns the JSON-patch operations obj needs.
-func (c *Config) patch(g *guard, obj *unstructured.Unstructured, create bool) []jsonpatch.Operation {
-	generate := create && obj.GetName() == "" && obj.GetGenerateName() != ""
+func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operation {
+	generate := create && obj.name == "" && obj.generateName != ""
 	var ops []jsonpatch.Operation
 	displayName := ""
-	if _, has := obj.GetLabels()[naming.LabelDisplayName]; generate && !has {
-		displayName = strings.TrimRight(obj.GetGenerateName(), "-")
+	if _, has := obj.labels[naming.LabelDisplayName]; generate && !has {
+		displayName = strings.TrimRight(obj.generateName, "-")
 	}
 
 	if !g.kri {
@@ -102,13 +102,13 @@ func (c *Config) patch(g *guard, obj *unstructured.Unstructured, create bool) []
 	subject := obj
 	if displayName != "" {
 		// The KRI of the object as it will be stored, with the label this patch adds.
-		subject = obj.DeepCopy()
-		labels := subject.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
+		s := *obj
+		s.labels = maps.Clone(obj.labels)
+		if s.labels == nil {
+			s.labels = map[string]string{}
 		}
-		labels[naming.LabelDisplayName] = displayName
-		subject.SetLabels(labels)
+		s.labels[naming.LabelDisplayName] = displayName
+		subject = &s
 	}
 	kri, errs := c.registry.ForObject(subject, g.gk.Kind)
 	if len(errs) > 0 {
@@ -120,7 +120,7 @@ func (c *Config) patch(g *guard, obj *unstructured.Unstructured, create bool) []
 			ops = append(ops, mapMemberOp(obj, "labels", naming.LabelDisplayName, displayName))
 		}
 	}
-	if s := kri.String(); obj.GetAnnotations()[naming.AnnotationKRI] != s {
+	if s := kri.String(); obj.annotations[naming.AnnotationKRI] != s {
 		ops = append(ops, mapMemberOp(obj, "annotations", naming.AnnotationKRI, s))
 	}
 	return ops
@@ -140,11 +140,9 @@ func kdsName(kri naming.KRI) string {
 
 // mapMemberOp sets metadata.<field>[key] = value: one member when the map exists, the whole
 // map when it does not ("add" on an existing member replaces it).
-func mapMemberOp(obj *unstructured.Unstructured, fieldName, key, value string) jsonpatch.Operation {
-	if meta, ok := obj.Object["metadata"].(map[string]any); ok {
-		if _, ok := meta[fieldName].(map[string]any); ok {
-			return jsonpatch.NewOperation("add", "/metadata/"+fieldName+"/"+escapePointer(key), value)
-		}
+func mapMemberOp(obj *admitted, fieldName, key, value string) jsonpatch.Operation {
+	if fieldName == "labels" && obj.hasLabels || fieldName == "annotations" && obj.hasAnnotations {
+		return jsonpatch.NewOperation("add", "/metadata/"+fieldName+"/"+escapePointer(key), value)
 	}
 	return jsonpatch.NewOperation("add", "/metadata/"+fieldName, map[string]string{key: value})
 }

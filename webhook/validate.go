@@ -9,8 +9,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -42,7 +40,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	log := logf.FromContext(ctx)
 	label := g.gk.Kind
 
-	obj, err := decodeObject(req.Object, "object", g.gk)
+	obj, err := decodeObject(req.Object, "object", g.gk, !g.kri)
 	if err != nil {
 		count(label, req.Operation, decisionError, g.enforcement)
 		log.Info("bad request", "error", err.Error())
@@ -53,7 +51,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 
 	var warnings []string
 	if req.Operation == admissionv1.Update {
-		old, err := decodeObject(req.OldObject, "oldObject", g.gk)
+		old, err := decodeObject(req.OldObject, "oldObject", g.gk, !g.kri)
 		if err != nil {
 			count(label, req.Operation, decisionError, g.enforcement)
 			log.Info("bad request", "error", err.Error())
@@ -122,33 +120,6 @@ func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, *ad
 	count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
 	r := admission.Allowed("")
 	return nil, &r
-}
-
-// decodeObject decodes one object of a request and checks that it is of the requested kind.
-func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind) (*unstructured.Unstructured, error) {
-	if len(raw.Raw) == 0 {
-		return nil, fmt.Errorf("admission request has no %s", what)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", what, err)
-	}
-	if got := obj.GroupVersionKind().GroupKind(); got != gk {
-		return nil, fmt.Errorf("%s is a %s, but the request is for %s", what, got.String(), gk.String())
-	}
-	// Unstructured's getters read a malformed label map as no labels at all, which would hide
-	// a label from the rules: refuse such objects instead.
-	for _, f := range []string{"labels", "annotations"} {
-		if _, _, err := unstructured.NestedStringMap(obj.Object, "metadata", f); err != nil {
-			return nil, fmt.Errorf("decoding %s: metadata.%s: %w", what, f, err)
-		}
-	}
-	for _, f := range []string{"name", "generateName", "namespace"} {
-		if _, _, err := unstructured.NestedString(obj.Object, "metadata", f); err != nil {
-			return nil, fmt.Errorf("decoding %s: metadata.%s: %w", what, f, err)
-		}
-	}
-	return obj, nil
 }
 
 // introduced splits errs into the problems old does not have and the ones it has. Problems are
@@ -223,14 +194,14 @@ func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) s
 }
 
 // objectName is the name to report: the object's, else the request's, else its generateName.
-func objectName(obj *unstructured.Unstructured, req admission.Request) string {
-	if n := obj.GetName(); n != "" {
+func objectName(obj *admitted, req admission.Request) string {
+	if n := obj.name; n != "" {
 		return n
 	}
 	if req.Name != "" {
 		return req.Name
 	}
-	return obj.GetGenerateName()
+	return obj.generateName
 }
 
 func isDryRun(req admission.Request) bool { return req.DryRun != nil && *req.DryRun }

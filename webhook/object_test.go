@@ -1,0 +1,106 @@
+package webhook
+
+import (
+	"maps"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var meshTimeoutGK = schema.GroupKind{Group: "kuma.io", Kind: "MeshTimeout"}
+
+const fastHead = `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout",`
+
+// decodeCases are objects for both decoders; fast says whether decodeFast must take them.
+var decodeCases = []struct {
+	name string
+	raw  string
+	fast bool
+}{
+	{"plain", fastHead + `"metadata":{"name":"t","namespace":"ns","labels":{"kuma.io/mesh":"m"},"annotations":{}},"spec":{"targetRef":{"kind":"Mesh"}}}`, true},
+	{"valid section", fastHead + `"metadata":{"name":"t"},"spec":{"to":[{"targetRef":{"kind":"MeshService","sectionName":"http"}}]}}`, true},
+	{"invalid section", fastHead + `"metadata":{"name":"t"},"spec":{"to":[{"targetRef":{"kind":"MeshService","sectionName":"Http_1"}}]}}`, true},
+	{"backendRefs", fastHead + `"metadata":{"name":"t"},"spec":{"rules":[{"default":{"backendRefs":[{"sectionName":7},{"sectionName":null}]}}]}}`, true},
+	{"origin kri", `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{},"status":{"origin":{"kri":"kri_x"}}}`, true},
+	{"escaped string", fastHead + `"metadata":{"name":"a\"b","labels":{"k":"v\n"}}}`, true},
+	{"invalid UTF-8", fastHead + "\"metadata\":{\"name\":\"a\xffb\",\"labels\":{\"k\":\"\xfe\"}}}", true},
+	{"null metadata", fastHead + `"metadata":null}`, true},
+	{"no kind", `{"apiVersion":"kuma.io/v1alpha1","metadata":{"name":"t"}}`, false},
+	{"other kind", `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshRetry","metadata":{"name":"t"}}`, false},
+	{"null name", fastHead + `"metadata":{"name":null}}`, false},
+	{"number name", fastHead + `"metadata":{"name":7}}`, false},
+	{"null labels", fastHead + `"metadata":{"labels":null}}`, false},
+	{"null label value", fastHead + `"metadata":{"labels":{"a":null}}}`, false},
+	{"list metadata", fastHead + `"metadata":[]}`, false},
+	{"repeated metadata", fastHead + `"metadata":{"labels":{"a":"b"}},"metadata":{"name":"t"}}`, false},
+	{"repeated labels", fastHead + `"metadata":{"labels":{"a":"b"},"labels":{"c":"d"}}}`, false},
+	{"repeated spec", fastHead + `"metadata":{},"spec":{"targetRef":{"sectionName":"X_"}},"spec":{}}`, false},
+	{"escaped key", fastHead + `"metadata":{},"spec":{"targetRef":{"section\u004eame":"X_"}}}`, false},
+	{"huge number", fastHead + `"metadata":{},"other":1e999}`, false},
+	{"long number", fastHead + `"metadata":{},"other":1` + strings.Repeat("0", 400) + `}`, false},
+	{"not an object", `[1]`, false},
+	{"null", `null`, false},
+}
+
+func TestDecodeFast(t *testing.T) {
+	for _, tc := range decodeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ok := decodeFast([]byte(tc.raw), meshTimeoutGK)
+			if ok != tc.fast {
+				t.Errorf("decodeFast took the object: %v, want %v", ok, tc.fast)
+			}
+			compareDecoders(t, []byte(tc.raw))
+		})
+	}
+}
+
+// FuzzDecodeObject checks that decodeFast, whenever it takes an object, reads it as decodeFull
+// does, and that the checks then find the same problems.
+func FuzzDecodeObject(f *testing.F) {
+	for _, tc := range decodeCases {
+		f.Add([]byte(tc.raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		compareDecoders(t, raw)
+	})
+}
+
+func compareDecoders(t *testing.T, raw []byte) {
+	t.Helper()
+	fast, ok := decodeFast(raw, meshTimeoutGK)
+	if !ok {
+		return
+	}
+	full, err := decodeFull(raw, "object", meshTimeoutGK)
+	if err != nil {
+		t.Fatalf("decodeFast took an object decodeFull refuses: %v", err)
+	}
+	for _, f := range []struct {
+		name       string
+		fast, full any
+	}{
+		{"name", fast.name, full.name},
+		{"generateName", fast.generateName, full.generateName},
+		{"namespace", fast.namespace, full.namespace},
+		{"hasLabels", fast.hasLabels, full.hasLabels},
+		{"hasAnnotations", fast.hasAnnotations, full.hasAnnotations},
+		{"hasOriginKRI", fast.hasOriginKRI, full.hasOriginKRI},
+		{"originKRI", fast.originKRI, full.originKRI},
+	} {
+		if !reflect.DeepEqual(f.fast, f.full) {
+			t.Errorf("%s: fast %#v, full %#v", f.name, f.fast, f.full)
+		}
+	}
+	if !maps.Equal(fast.labels, full.labels) || (fast.labels == nil) != (full.labels == nil) {
+		t.Errorf("labels: fast %#v, full %#v", fast.labels, full.labels)
+	}
+	if !maps.Equal(fast.annotations, full.annotations) || (fast.annotations == nil) != (full.annotations == nil) {
+		t.Errorf("annotations: fast %#v, full %#v", fast.annotations, full.annotations)
+	}
+	fastErrs, fullErrs := walkRefs(fast.spec, specPath, nil), walkRefs(full.spec, specPath, nil)
+	if !reflect.DeepEqual(fastErrs, fullErrs) {
+		t.Errorf("target reference problems: fast %v, full %v", fastErrs, fullErrs)
+	}
+}
