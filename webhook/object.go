@@ -2,7 +2,7 @@ package webhook
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 
@@ -96,50 +96,73 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 
 var (
 	// unicodeEscape can spell any key; without one in the object, a key is its raw bytes.
-	unicodeEscape  = []byte(`\u`)
-	metadataKey    = []byte(`"metadata"`)
-	sectionNameKey = []byte(`"sectionName"`)
-	kriKey         = []byte(`"kri"`)
-	null           = []byte("null")
-	errNotFast     = errors.New("left to the full decode")
+	unicodeEscape = []byte(`\u`)
+	kriKey        = []byte(`"kri"`)
 )
 
-// decodeFast decodes what the checks of a KRI kind read, or reports false when only decodeFull
-// can be trusted with raw. It accepts only an object of kind gk whose metadata is well formed.
+// decodeFast reads what the checks of a KRI kind read, or reports false when only decodeFull
+// can be trusted with raw. It accepts only a valid JSON object of kind gk with well-formed
+// metadata in which no member it reads is repeated (the full decode keeps the last one).
 func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
-	// Key matching below is on raw bytes, so no key may be escaped; and the typed decode would
-	// merge a repeated metadata where the full one keeps the last.
-	if bytes.Contains(raw, unicodeEscape) || bytes.Count(raw, metadataKey) > 1 || !numbersFit(raw) {
+	// Without \u escapes, a key that decodes to one read here is spelled as it in raw.
+	if bytes.Contains(raw, unicodeEscape) || !numbersFit(raw) || !json.Valid(raw) {
 		return nil, false
 	}
-	var v objectView
-	if err := utiljson.Unmarshal(raw, &v); err != nil {
-		return nil, false
-	}
-	if v.Kind.v == "" {
-		return nil, false
-	}
-	gv, err := schema.ParseGroupVersion(v.APIVersion.v)
-	if err != nil || gv.Group != gk.Group || v.Kind.v != gk.Kind {
+	s := scanner{b: raw}
+	if s.next() != '{' {
 		return nil, false
 	}
 	o := &admitted{}
-	if m := v.Metadata; m != nil {
-		o.name, o.generateName, o.namespace = m.Name.v, m.GenerateName.v, m.Namespace.v
-		o.labels, o.hasLabels = m.Labels.m, m.Labels.seen
-		o.annotations, o.hasAnnotations = m.Annotations.m, m.Annotations.seen
+	var apiVersion, kind string
+	var haveVersion, haveKind, haveMeta bool
+	var spec, status []byte
+	ok := s.members(func(key, quoted []byte) bool {
+		switch string(key) {
+		case "apiVersion":
+			return once(&haveVersion) && s.string(&apiVersion)
+		case "kind":
+			return once(&haveKind) && s.string(&kind)
+		case "metadata":
+			return once(&haveMeta) && s.metadata(o)
+		case "spec":
+			if spec != nil {
+				return false
+			}
+			start := s.i
+			s.refs = true
+			ok := s.value(roleNone)
+			s.refs = false
+			spec = s.b[start:s.i]
+			return ok
+		case "status":
+			if status != nil {
+				return false
+			}
+			start := s.i
+			ok := s.value(roleNone)
+			status = s.b[start:s.i]
+			return ok
+		}
+		return s.value(roleNone)
+	})
+	if !ok || kind == "" {
+		return nil, false
 	}
-	if v.Spec.raw != nil && bytes.Contains(v.Spec.raw, sectionNameKey) && !sectionNamesValid(v.Spec.raw) {
-		if err := utiljson.Unmarshal(v.Spec.raw, &o.spec); err != nil {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || gv.Group != gk.Group || kind != gk.Kind {
+		return nil, false
+	}
+	if s.refsUnsure {
+		if err := utiljson.Unmarshal(spec, &o.spec); err != nil {
 			return nil, false
 		}
 	}
-	if v.Status.raw != nil && bytes.Contains(v.Status.raw, kriKey) {
-		var status any
-		if err := utiljson.Unmarshal(v.Status.raw, &status); err != nil {
+	if status != nil && bytes.Contains(status, kriKey) {
+		var v any
+		if err := utiljson.Unmarshal(status, &v); err != nil {
 			return nil, false
 		}
-		o.originKRI, o.hasOriginKRI, err = unstructured.NestedFieldNoCopy(map[string]any{"status": status}, "status", "origin", "kri")
+		o.originKRI, o.hasOriginKRI, err = unstructured.NestedFieldNoCopy(map[string]any{"status": v}, "status", "origin", "kri")
 		if err != nil {
 			o.originKRI, o.hasOriginKRI = nil, false
 		}
@@ -147,84 +170,11 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 	return o, true
 }
 
-// objectView is the part of an object decodeFast reads. Its field types refuse what the full
-// decode reads differently: null, a repeated key, a value of the wrong type.
-type objectView struct {
-	APIVersion optString `json:"apiVersion"`
-	Kind       optString `json:"kind"`
-	// A null metadata is no metadata, as in the full decode; a repeated one is ruled out before.
-	Metadata *metaView `json:"metadata"`
-	Spec     rawValue  `json:"spec"`
-	Status   rawValue  `json:"status"`
-}
-
-type metaView struct {
-	Name         optString `json:"name"`
-	GenerateName optString `json:"generateName"`
-	Namespace    optString `json:"namespace"`
-	Labels       stringMap `json:"labels"`
-	Annotations  stringMap `json:"annotations"`
-}
-
-// optString is a string member that appears at most once and is not null.
-type optString struct {
-	v    string
-	seen bool
-}
-
-func (s *optString) UnmarshalJSON(b []byte) error {
-	if s.seen || len(b) < 2 || b[0] != '"' {
-		return errNotFast
-	}
-	s.seen = true
-	// Without escapes or invalid UTF-8, the decoded string is the raw bytes between the quotes.
-	if in := b[1 : len(b)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		s.v = string(in)
-		return nil
-	}
-	return utiljson.Unmarshal(b, &s.v)
-}
-
-// stringMap is a string-to-string object member that appears at most once and holds no null.
-type stringMap struct {
-	m    map[string]string
-	seen bool
-}
-
-func (s *stringMap) UnmarshalJSON(b []byte) error {
-	if s.seen || len(b) == 0 || b[0] != '{' {
-		return errNotFast
-	}
-	s.seen = true
-	if err := utiljson.Unmarshal(b, &s.m); err != nil {
-		return err
-	}
-	if s.m == nil {
-		s.m = map[string]string{}
-	}
-	// A null member decodes as "" here; the full decode refuses it.
-	if bytes.Contains(b, null) {
-		for _, v := range s.m {
-			if v == "" {
-				return errNotFast
-			}
-		}
-	}
-	return nil
-}
-
-// rawValue is a member that appears at most once, kept undecoded. It refers into the decoded
-// bytes, which stay unchanged for the request's lifetime.
-type rawValue struct {
-	raw []byte
-}
-
-func (r *rawValue) UnmarshalJSON(b []byte) error {
-	if r.raw != nil {
-		return errNotFast
-	}
-	r.raw = b
-	return nil
+// once reports whether *seen was false, and sets it.
+func once(seen *bool) bool {
+	first := !*seen
+	*seen = true
+	return first
 }
 
 // numbersFit reports whether every number in raw surely converts: the full decode refuses a
@@ -256,18 +206,9 @@ func numbersFit(raw []byte) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// sectionProbe is the path sectionNamesValid validates at; its errors are dropped.
+// sectionProbe is the path section names are validated at by the scanner; its errors are
+// dropped.
 var sectionProbe = field.NewPath("spec")
-
-// sectionNamesValid reports whether every sectionName of a target reference in spec, the raw
-// bytes of a valid JSON value without \u escapes, is a string with a valid section name. It
-// reads the references walkRefs reads, and also those a repeated key hides from it, so true
-// means walkRefs finds nothing. False means only that walkRefs must decide: it builds the
-// causes, at their paths and in their order.
-func sectionNamesValid(spec []byte) bool {
-	s := refScanner{b: spec}
-	return s.value(roleNone) && s.i <= len(s.b)
-}
 
 // The role of a JSON value for target references.
 const (
@@ -276,32 +217,52 @@ const (
 	roleRefs // the objects of a list here are target references
 )
 
-// refScanner walks a valid JSON value without building it. On anything it does not expect it
-// stops and reports false, never reading out of bounds.
-type refScanner struct {
-	b []byte
-	i int
-}
-
-func (s *refScanner) space() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
-		s.i++
-	}
+// scanner walks valid JSON without building it. On anything it does not expect it stops and
+// reports false, never reading out of bounds.
+//
+// While refs is set it also checks the sectionName of every target reference, the way walkRefs
+// finds them, and of those a repeated key hides from walkRefs: refsUnsure stays false only
+// when each is null or a valid section name, so that walkRefs would find nothing. Otherwise
+// walkRefs decides, and builds the causes at their paths and in their order.
+type scanner struct {
+	b          []byte
+	i          int
+	refs       bool
+	refsUnsure bool
 }
 
 // next skips white space and returns the byte there, or 0 at the end.
-func (s *refScanner) next() byte {
-	s.space()
-	if s.i >= len(s.b) {
-		return 0
+func (s *scanner) next() byte {
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return c
+		}
 	}
-	return s.b[s.i]
+	return 0
 }
 
-func (s *refScanner) value(role int) bool {
+func (s *scanner) value(role int) bool {
 	switch s.next() {
 	case '{':
-		return s.object(role == roleRef)
+		isRef := role == roleRef
+		return s.members(func(key, quoted []byte) bool {
+			if s.refs && isRef && string(key) == "sectionName" {
+				return s.section()
+			}
+			r := roleNone
+			if s.refs {
+				switch string(key) {
+				case "targetRef":
+					r = roleRef
+				case "backendRefs":
+					r = roleRefs
+				}
+			}
+			return s.value(r)
+		})
 	case '[':
 		return s.array(role == roleRefs)
 	case '"':
@@ -322,7 +283,7 @@ func (s *refScanner) value(role int) bool {
 }
 
 // str reads the string at s.i and returns its raw content and whether that has escapes.
-func (s *refScanner) str() (raw []byte, escaped, ok bool) {
+func (s *scanner) str() (raw []byte, escaped, ok bool) {
 	start := s.i + 1
 	for j := start; j < len(s.b); j++ {
 		switch s.b[j] {
@@ -337,46 +298,62 @@ func (s *refScanner) str() (raw []byte, escaped, ok bool) {
 	return nil, false, false
 }
 
-func (s *refScanner) object(isRef bool) bool {
+// string reads a string value into *to, decoded as the full decode does.
+func (s *scanner) string(to *string) bool {
+	if s.next() != '"' {
+		return false // null, or not a string
+	}
+	start := s.i
+	raw, escaped, ok := s.str()
+	if !ok {
+		return false
+	}
+	if !escaped && utf8.Valid(raw) {
+		*to = string(raw)
+		return true
+	}
+	return utiljson.Unmarshal(s.b[start:s.i], to) == nil
+}
+
+// members reads the object at s.i, calling member with each key, bare and quoted, the scanner
+// on its value.
+// Keys are raw: without \u escapes, none that decodes to a name member looks for differs.
+func (s *scanner) members(member func(key, quoted []byte) bool) bool {
 	s.i++ // {
-	for {
+	for first := true; ; first = false {
 		switch s.next() {
 		case '}':
 			s.i++
 			return true
 		case ',':
+			if first {
+				return false
+			}
 			s.i++
-			continue
+			if s.next() != '"' {
+				return false
+			}
 		case '"':
 		default:
 			return false
 		}
+		start := s.i
 		key, _, ok := s.str()
-		if !ok || s.next() != ':' {
+		if !ok {
+			return false
+		}
+		quoted := s.b[start:s.i]
+		if s.next() != ':' {
 			return false
 		}
 		s.i++
-		role := roleNone
-		switch string(key) {
-		case "targetRef":
-			role = roleRef
-		case "backendRefs":
-			role = roleRefs
-		case "sectionName":
-			if isRef {
-				if !s.section() {
-					return false
-				}
-				continue
-			}
-		}
-		if !s.value(role) {
+		if !member(key, quoted) {
 			return false
 		}
 	}
 }
 
-func (s *refScanner) array(refs bool) bool {
+func (s *scanner) array(refs bool) bool {
 	s.i++ // [
 	role := roleNone
 	if refs {
@@ -399,15 +376,73 @@ func (s *refScanner) array(refs bool) bool {
 	}
 }
 
-// section reads the value of a reference's sectionName: null (no section) or a valid section
-// name without escapes.
-func (s *refScanner) section() bool {
+// section reads the value of a reference's sectionName.
+func (s *scanner) section() bool {
+	switch s.next() {
+	case 'n': // null: no section
+	case '"':
+		start := s.i
+		raw, escaped, ok := s.str()
+		if !ok {
+			return false
+		}
+		if !escaped && utf8.Valid(raw) && len(naming.FieldSection.Validate(string(raw), sectionProbe)) == 0 {
+			return true
+		}
+		s.i = start
+		s.refsUnsure = true
+	default:
+		s.refsUnsure = true
+	}
+	return s.value(roleNone)
+}
+
+// metadata reads the metadata at s.i into o. A null metadata is none, as in the full decode.
+func (s *scanner) metadata(o *admitted) bool {
 	switch s.next() {
 	case 'n':
 		return s.value(roleNone)
-	case '"':
-		raw, escaped, ok := s.str()
-		return ok && !escaped && utf8.Valid(raw) && len(naming.FieldSection.Validate(string(raw), sectionProbe)) == 0
+	case '{':
+	default:
+		return false
 	}
-	return false
+	var haveName, haveGenerate, haveNamespace bool
+	return s.members(func(key, quoted []byte) bool {
+		switch string(key) {
+		case "name":
+			return once(&haveName) && s.string(&o.name)
+		case "generateName":
+			return once(&haveGenerate) && s.string(&o.generateName)
+		case "namespace":
+			return once(&haveNamespace) && s.string(&o.namespace)
+		case "labels":
+			return once(&o.hasLabels) && s.stringMap(&o.labels)
+		case "annotations":
+			return once(&o.hasAnnotations) && s.stringMap(&o.annotations)
+		}
+		return s.value(roleNone)
+	})
+}
+
+// stringMap reads an object of strings into *to. A repeated key keeps its last value, as in
+// the full decode; null or any other value is refused.
+func (s *scanner) stringMap(to *map[string]string) bool {
+	if s.next() != '{' {
+		return false
+	}
+	m := map[string]string{}
+	*to = m
+	return s.members(func(key, quoted []byte) bool {
+		var k, v string
+		if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
+			k = string(key)
+		} else if err := utiljson.Unmarshal(quoted, &k); err != nil {
+			return false
+		}
+		if !s.string(&v) {
+			return false
+		}
+		m[k] = v
+		return true
+	})
 }
