@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 
@@ -95,7 +94,7 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 }
 
 var (
-	// unicodeEscape can spell any key; without one in the object, a key is its raw bytes.
+	// unicodeEscape and kriKey find a status that may hold origin.kri.
 	unicodeEscape = []byte(`\u`)
 	kriKey        = []byte(`"kri"`)
 )
@@ -104,10 +103,6 @@ var (
 // can be trusted with raw. It accepts only a valid JSON object of kind gk with well-formed
 // metadata in which no member it reads is repeated (the full decode keeps the last one).
 func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
-	// Without \u escapes, a key that decodes to one read here is spelled as it in raw.
-	if bytes.Contains(raw, unicodeEscape) || !numbersFit(raw) || !json.Valid(raw) {
-		return nil, false
-	}
 	s := scanner{b: raw}
 	if s.next() != '{' {
 		return nil, false
@@ -116,7 +111,7 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 	var apiVersion, kind string
 	var haveVersion, haveKind, haveMeta bool
 	var spec, status []byte
-	ok := s.members(func(key, quoted []byte) bool {
+	ok := s.members(func(key []byte) bool {
 		switch string(key) {
 		case "apiVersion":
 			return once(&haveVersion) && s.string(&apiVersion)
@@ -145,7 +140,7 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 		}
 		return s.value(roleNone)
 	})
-	if !ok || kind == "" {
+	if !ok || s.next() != 0 || kind == "" {
 		return nil, false
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
@@ -157,7 +152,7 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 			return nil, false
 		}
 	}
-	if status != nil && bytes.Contains(status, kriKey) {
+	if status != nil && (bytes.Contains(status, kriKey) || bytes.Contains(status, unicodeEscape)) {
 		var v any
 		if err := utiljson.Unmarshal(status, &v); err != nil {
 			return nil, false
@@ -177,35 +172,6 @@ func once(seen *bool) bool {
 	return first
 }
 
-// numbersFit reports whether every number in raw surely converts: the full decode refuses a
-// number beyond float64's range, which the fast one would skip unseen. Such a number needs an
-// exponent of three digits or more, or a run of more than 200 digits. Strings are not told
-// apart from numbers, so this is conservative.
-func numbersFit(raw []byte) bool {
-	run := 0
-	for i, c := range raw {
-		switch {
-		case '0' <= c && c <= '9':
-			if run++; run > 200 {
-				return false
-			}
-			continue
-		case (c == 'e' || c == 'E') && run > 0:
-			j := i + 1
-			if j < len(raw) && (raw[j] == '+' || raw[j] == '-') {
-				j++
-			}
-			if j+2 < len(raw) && isDigit(raw[j]) && isDigit(raw[j+1]) && isDigit(raw[j+2]) {
-				return false
-			}
-		}
-		run = 0
-	}
-	return true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
 // sectionProbe is the path section names are validated at by the scanner; its errors are
 // dropped.
 var sectionProbe = field.NewPath("spec")
@@ -217,8 +183,14 @@ const (
 	roleRefs // the objects of a list here are target references
 )
 
-// scanner walks valid JSON without building it. On anything it does not expect it stops and
-// reports false, never reading out of bounds.
+// maxScanDepth bounds the nesting the scanner follows; deeper objects go to the full decode.
+const maxScanDepth = 100
+
+// scanner reads JSON without building it, and refuses what the full decode may read
+// differently. It is stricter than the JSON grammar, never looser: whatever it accepts,
+// json.Valid accepts, and the full decode converts every number in it (one beyond float64's
+// range fails there). On anything else it stops and reports false, never reading out of
+// bounds.
 //
 // While refs is set it also checks the sectionName of every target reference, the way walkRefs
 // finds them, and of those a repeated key hides from walkRefs: refsUnsure stays false only
@@ -227,6 +199,7 @@ const (
 type scanner struct {
 	b          []byte
 	i          int
+	depth      int
 	refs       bool
 	refsUnsure bool
 }
@@ -245,10 +218,10 @@ func (s *scanner) next() byte {
 }
 
 func (s *scanner) value(role int) bool {
-	switch s.next() {
-	case '{':
+	switch c := s.next(); {
+	case c == '{':
 		isRef := role == roleRef
-		return s.members(func(key, quoted []byte) bool {
+		return s.members(func(key []byte) bool {
 			if s.refs && isRef && string(key) == "sectionName" {
 				return s.section()
 			}
@@ -263,114 +236,207 @@ func (s *scanner) value(role int) bool {
 			}
 			return s.value(r)
 		})
-	case '[':
+	case c == '[':
 		return s.array(role == roleRefs)
-	case '"':
+	case c == '"':
 		_, _, ok := s.str()
 		return ok
-	case 0:
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || isDigit(c):
+		return s.number()
+	}
+	return false
+}
+
+func (s *scanner) literal(lit string) bool {
+	if !bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
 		return false
 	}
-	// A number, true, false or null.
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return true
-		}
+	s.i += len(lit)
+	return true
+}
+
+// number reads a number. It refuses one the full decode may fail to convert: an exponent of
+// three digits or more, or more than 200 integer digits (float64 ends near 1.8e308).
+func (s *scanner) number() bool {
+	if s.b[s.i] == '-' {
 		s.i++
+	}
+	start := s.i
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.i < len(s.b) && isDigit(s.b[s.i]):
+		s.digits()
+	default:
+		return false
+	}
+	if s.i-start > 200 {
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if n := s.digits(); n == 0 || n > 2 {
+			return false
+		}
 	}
 	return true
 }
+
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && isDigit(s.b[s.i]) {
+		s.i++
+	}
+	return s.i - start
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // str reads the string at s.i and returns its raw content and whether that has escapes.
 func (s *scanner) str() (raw []byte, escaped, ok bool) {
 	start := s.i + 1
 	for j := start; j < len(s.b); j++ {
-		switch s.b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
+		switch c := s.b[j]; {
+		case c == '"':
 			s.i = j + 1
 			return s.b[start:j], escaped, true
+		case c == '\\':
+			escaped = true
+			if j+1 >= len(s.b) {
+				return nil, false, false
+			}
+			j++
+			switch s.b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(s.b) || !isHex(s.b[j+1]) || !isHex(s.b[j+2]) || !isHex(s.b[j+3]) || !isHex(s.b[j+4]) {
+					return nil, false, false
+				}
+				j += 4
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
 		}
 	}
 	return nil, false, false
 }
 
-// string reads a string value into *to, decoded as the full decode does.
+// decoded returns the string whose raw content and quoted form are given, as the full decode
+// decodes it; without escapes or invalid UTF-8 that is the raw content itself.
+func decoded(raw, quoted []byte, escaped bool) (string, bool) {
+	if !escaped && utf8.Valid(raw) {
+		return string(raw), true
+	}
+	var v string
+	return v, utiljson.Unmarshal(quoted, &v) == nil
+}
+
+// string reads a string value into *to. null and other values are refused.
 func (s *scanner) string(to *string) bool {
 	if s.next() != '"' {
-		return false // null, or not a string
+		return false
 	}
 	start := s.i
 	raw, escaped, ok := s.str()
 	if !ok {
 		return false
 	}
-	if !escaped && utf8.Valid(raw) {
-		*to = string(raw)
-		return true
-	}
-	return utiljson.Unmarshal(s.b[start:s.i], to) == nil
+	*to, ok = decoded(raw, s.b[start:s.i], escaped)
+	return ok
 }
 
-// members reads the object at s.i, calling member with each key, bare and quoted, the scanner
-// on its value.
-// Keys are raw: without \u escapes, none that decodes to a name member looks for differs.
-func (s *scanner) members(member func(key, quoted []byte) bool) bool {
+// members reads the object at s.i, calling member with each key, decoded, the scanner on its
+// value.
+func (s *scanner) members(member func(key []byte) bool) bool {
+	if s.depth++; s.depth > maxScanDepth {
+		return false
+	}
+	defer func() { s.depth-- }()
 	s.i++ // {
-	for first := true; ; first = false {
-		switch s.next() {
-		case '}':
-			s.i++
-			return true
-		case ',':
-			if first {
-				return false
-			}
-			s.i++
-			if s.next() != '"' {
-				return false
-			}
-		case '"':
-		default:
+	if s.next() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.next() != '"' {
 			return false
 		}
 		start := s.i
-		key, _, ok := s.str()
+		raw, escaped, ok := s.str()
 		if !ok {
 			return false
 		}
-		quoted := s.b[start:s.i]
+		key := raw
+		if escaped || !utf8.Valid(raw) {
+			k, ok := decoded(raw, s.b[start:s.i], escaped)
+			if !ok {
+				return false
+			}
+			key = []byte(k)
+		}
 		if s.next() != ':' {
 			return false
 		}
 		s.i++
-		if !member(key, quoted) {
+		if !member(key) {
+			return false
+		}
+		switch s.next() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
 			return false
 		}
 	}
 }
 
 func (s *scanner) array(refs bool) bool {
+	if s.depth++; s.depth > maxScanDepth {
+		return false
+	}
+	defer func() { s.depth-- }()
 	s.i++ // [
+	if s.next() == ']' {
+		s.i++
+		return true
+	}
 	role := roleNone
 	if refs {
 		role = roleRef
 	}
 	for {
+		if !s.value(role) {
+			return false
+		}
 		switch s.next() {
+		case ',':
+			s.i++
 		case ']':
 			s.i++
 			return true
-		case ',':
-			s.i++
-			continue
-		case 0:
-			return false
-		}
-		if !s.value(role) {
+		default:
 			return false
 		}
 	}
@@ -378,10 +444,8 @@ func (s *scanner) array(refs bool) bool {
 
 // section reads the value of a reference's sectionName.
 func (s *scanner) section() bool {
-	switch s.next() {
-	case 'n': // null: no section
-	case '"':
-		start := s.i
+	start := s.i
+	if s.next() == '"' {
 		raw, escaped, ok := s.str()
 		if !ok {
 			return false
@@ -390,8 +454,8 @@ func (s *scanner) section() bool {
 			return true
 		}
 		s.i = start
-		s.refsUnsure = true
-	default:
+	}
+	if s.next() != 'n' { // null is no section
 		s.refsUnsure = true
 	}
 	return s.value(roleNone)
@@ -407,7 +471,7 @@ func (s *scanner) metadata(o *admitted) bool {
 		return false
 	}
 	var haveName, haveGenerate, haveNamespace bool
-	return s.members(func(key, quoted []byte) bool {
+	return s.members(func(key []byte) bool {
 		switch string(key) {
 		case "name":
 			return once(&haveName) && s.string(&o.name)
@@ -432,17 +496,12 @@ func (s *scanner) stringMap(to *map[string]string) bool {
 	}
 	m := map[string]string{}
 	*to = m
-	return s.members(func(key, quoted []byte) bool {
-		var k, v string
-		if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
-			k = string(key)
-		} else if err := utiljson.Unmarshal(quoted, &k); err != nil {
-			return false
-		}
+	return s.members(func(key []byte) bool {
+		var v string
 		if !s.string(&v) {
 			return false
 		}
-		m[k] = v
+		m[string(key)] = v
 		return true
 	})
 }
