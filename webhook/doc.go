@@ -42,4 +42,10 @@
 // admission.k8s.io/v1 or v1beta1 AdmissionReview, or a review without a usable object, gets a
 // 400 with the reason. Values longer than 256 bytes are cut in causes and warnings, which say
 // how long they were.
+//
+// The object of a Kuma kind is not decoded in full: one scan of its bytes reads metadata and
+// checks the section names of its target references, and spec is decoded only when one of them
+// may be invalid. Whatever that scan cannot vouch for (invalid JSON, repeated or malformed
+// metadata, numbers out of float64's range) goes through the full unstructured decode, so the
+// answers are those of the full decode; the scan only saves its cost (SPEC §6).
 package webhook

@@ -17,13 +17,14 @@ import (
 // admitted is what the rules read of an admitted object. It comes from one of two decoders that
 // agree on every object the fast one accepts (FuzzDecodeObject compares them):
 //
-//   - decodeFast reads metadata and, only when its raw bytes can hold what the checks look for,
-//     spec and status. Decoding the whole object into maps cost more than everything else the
-//     webhook does per request (SPEC §6);
+//   - decodeFast scans the raw bytes once, building only metadata's strings and maps; it checks
+//     the section names of target references while scanning, and decodes spec (or status) only
+//     when one of them may be invalid (or status may hold origin.kri). Decoding the whole object
+//     into maps cost more than everything else the webhook does per request (SPEC §6);
 //   - decodeFull decodes the whole object into an unstructured map, the reference. It answers
-//     every object decodeFast is unsure of: malformed metadata, escapes that could hide a key,
-//     duplicate keys, numbers the full decode would reject, and Kong kinds, whose checks read
-//     more of the object.
+//     every object decodeFast is unsure of: invalid JSON, malformed metadata, repeated keys,
+//     numbers the full decode may fail to convert, very deep nesting, another kind, and Kong
+//     kinds, whose checks read more of the object. Its errors are the 400 answers.
 type admitted struct {
 	name, generateName, namespace string
 	labels, annotations           map[string]string
@@ -31,7 +32,7 @@ type admitted struct {
 	// adds one member rather than the whole map.
 	hasLabels, hasAnnotations bool
 	// spec is the object's spec when a target reference check may find something in it, else
-	// nil: a spec without a "sectionName" key has no reference to check.
+	// nil: decodeFast leaves it out when every section name in it is valid.
 	spec any
 	// originKRI is status.origin.kri, when hasOriginKRI.
 	originKRI    any
@@ -46,7 +47,7 @@ func (o *admitted) GetNamespace() string         { return o.namespace }
 func (o *admitted) GetLabels() map[string]string { return o.labels }
 
 // decodeObject decodes one object of a request and checks that it is of the requested kind.
-// full asks for the whole object in object.full.
+// full asks for the whole object in admitted.full.
 func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind, full bool) (*admitted, error) {
 	if len(raw.Raw) == 0 {
 		return nil, fmt.Errorf("admission request has no %s", what)
