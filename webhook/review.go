@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -39,21 +40,49 @@ func (g *reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes+1))
+	b := bodies.Get().(*body)
+	defer b.release()
+	_, err := b.buf.ReadFrom(io.LimitReader(r.Body, maxReviewBytes+1))
 	_ = r.Body.Close()
 	if err != nil {
 		writeReviewError(w, http.StatusBadRequest, fmt.Errorf("reading request body: %w", err))
 		return
 	}
-	if len(body) <= maxReviewBytes {
-		if err := checkReviewType(body); err != nil {
+	if b.buf.Len() <= maxReviewBytes {
+		if err := checkReviewType(b.buf.Bytes()); err != nil {
 			count(kindOfBrokenRequests, "", decisionError, "")
 			writeReviewError(w, http.StatusBadRequest, err)
 			return
 		}
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	b.r.Reset(b.buf.Bytes())
+	r.Body = b
 	g.next.ServeHTTP(w, r)
+}
+
+// body is a request body read ahead, kept in a pool: reading every review into a fresh,
+// repeatedly grown slice was a good part of the cost of a request. The framework reads it
+// into its own slice, so nothing holds it once the request is answered.
+type body struct {
+	buf bytes.Buffer
+	r   bytes.Reader
+}
+
+var bodies = sync.Pool{New: func() any { return new(body) }}
+
+// maxPooledBody bounds the buffers kept: a rare large review should not pin its memory.
+const maxPooledBody = 64 << 10
+
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
+func (b *body) Close() error               { return nil }
+
+func (b *body) release() {
+	if b.buf.Cap() > maxPooledBody {
+		return
+	}
+	b.buf.Reset()
+	b.r.Reset(nil)
+	bodies.Put(b)
 }
 
 // checkReviewType reads the top-level apiVersion and kind of a review. It stops as soon as it has
