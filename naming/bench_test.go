@@ -99,3 +99,21 @@ func BenchmarkValidate(b *testing.B) {
 		sinkErr = k.Validate()
 	}
 }
+
+func BenchmarkForObject(b *testing.B) {
+	obj := &objectMeta{name: "backend", namespace: "kuma-demo", labels: map[string]string{LabelMesh: "mesh-1", LabelZone: "east"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkKRI, _ = ForObject(obj, "MeshService")
+	}
+}
+
+// objectMeta is a minimal Object, so the benchmark measures ForObject and not a getter.
+type objectMeta struct {
+	name, namespace string
+	labels          map[string]string
+}
+
+func (o *objectMeta) GetName() string              { return o.name }
+func (o *objectMeta) GetNamespace() string         { return o.namespace }
+func (o *objectMeta) GetLabels() map[string]string { return o.labels }

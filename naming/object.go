@@ -33,9 +33,17 @@ const (
 	DefaultMesh = "default"
 )
 
+// Paths are immutable once built; sharing them keeps ForObject from allocating on valid objects.
 var (
-	metadataPath = field.NewPath("metadata")
-	labelsPath   = metadataPath.Child("labels")
+	metadataPath     = field.NewPath("metadata")
+	labelsPath       = metadataPath.Child("labels")
+	namePath         = metadataPath.Child("name")
+	namespacePath    = metadataPath.Child("namespace")
+	meshLabelPath    = labelsPath.Key(LabelMesh)
+	zoneLabelPath    = labelsPath.Key(LabelZone)
+	nsLabelPath      = labelsPath.Key(LabelNamespace)
+	displayLabelPath = labelsPath.Key(LabelDisplayName)
+	kindPath         = field.NewPath("kind")
 )
 
 // LabelPath returns the field path of label key, e.g. metadata.labels[kuma.io/mesh].
@@ -64,7 +72,7 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	var errs field.ErrorList
 	t, known := r.ByKind(kind)
 	if !known {
-		errs = append(errs, field.Invalid(field.NewPath("kind"), kind, "not a registered KRI resource type"))
+		errs = append(errs, field.Invalid(kindPath, kind, "not a registered KRI resource type"))
 	}
 	labels := obj.GetLabels()
 	k := KRI{Type: t.ShortName}
@@ -74,29 +82,29 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 		mesh = DefaultMesh
 	}
 	k.Mesh = mesh
-	errs = append(errs, r.MeshErrors(t, known, mesh, LabelPath(LabelMesh))...)
+	errs = append(errs, r.MeshErrors(t, known, mesh, meshLabelPath)...)
 
 	k.Zone = labels[LabelZone]
-	errs = append(errs, FieldZone.Validate(k.Zone, LabelPath(LabelZone))...)
+	errs = append(errs, FieldZone.Validate(k.Zone, zoneLabelPath)...)
 
 	if ns, ok := labels[LabelNamespace]; ok {
 		k.Namespace = ns
-		errs = append(errs, FieldNamespace.Validate(ns, LabelPath(LabelNamespace))...)
+		errs = append(errs, FieldNamespace.Validate(ns, nsLabelPath)...)
 	} else {
 		k.Namespace = obj.GetNamespace()
-		errs = append(errs, FieldNamespace.Validate(k.Namespace, metadataPath.Child("namespace"))...)
+		errs = append(errs, FieldNamespace.Validate(k.Namespace, namespacePath)...)
 	}
 
-	namePath := metadataPath.Child("name")
+	from := namePath
 	if dn, ok := labels[LabelDisplayName]; ok {
-		k.Name, namePath = dn, LabelPath(LabelDisplayName)
+		k.Name, from = dn, displayLabelPath
 	} else {
 		k.Name = obj.GetName()
 	}
 	if k.Name == "" {
-		errs = append(errs, field.Required(namePath, fmt.Sprintf("the name of the %s is required", kindOrObject(kind))))
+		errs = append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(kind))))
 	} else {
-		errs = append(errs, FieldName.Validate(k.Name, namePath)...)
+		errs = append(errs, FieldName.Validate(k.Name, from)...)
 	}
 	return k, errs
 }
