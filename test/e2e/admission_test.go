@@ -437,8 +437,10 @@ func TestUpdate(t *testing.T) {
 	if err := c.Delete(ctx, moved); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	if after := decisions(t, "MeshTimeout", "DELETE", "allowed", "deny"); after != before+1 {
-		t.Errorf("decision counter {MeshTimeout DELETE allowed deny} went from %v to %v, want +1", before, after)
+	// The counter is per process and per kind, not per object, and the API server may call a
+	// webhook again for a DELETE it retries, so only "at least one more" is this delete's.
+	if after := decisions(t, "MeshTimeout", "DELETE", "allowed", "deny"); after < before+1 {
+		t.Errorf("decision counter {MeshTimeout DELETE allowed deny} went from %v to %v, want at least +1", before, after)
 	}
 }
 
