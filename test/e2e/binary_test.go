@@ -99,36 +99,18 @@ func kubeconfig(t *testing.T, name string) string {
 	return path
 }
 
-// syncBuffer is a bytes.Buffer a process and a test can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // process is a running cmd/webhook.
 type process struct {
 	cmd    *exec.Cmd
-	output *syncBuffer // stdout and stderr
-	stderr *syncBuffer
+	output *webhookenv.SyncBuffer // stdout and stderr
+	stderr *webhookenv.SyncBuffer
 	done   chan struct{}
 	err    error
 }
 
 func startBinary(t *testing.T, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(webhookBinary(t), args...), output: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{cmd: exec.Command(webhookBinary(t), args...), output: &webhookenv.SyncBuffer{}, stderr: &webhookenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.output, io.MultiWriter(p.output, p.stderr)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting the webhook binary: %v", err)

@@ -2,7 +2,6 @@ package serverbench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -155,31 +153,13 @@ func idleRSSCertController(b *testing.B, bin string, env *testenv.Env) float64 {
 // process is a running webhook binary.
 type process struct {
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *webhookenv.SyncBuffer
 	done   chan struct{}
-}
-
-// syncBuffer is a bytes.Buffer the process and the benchmark can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func start(b *testing.B, bin string, args ...string) *process {
 	b.Helper()
-	p := &process{cmd: exec.Command(bin, args...), output: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{cmd: exec.Command(bin, args...), output: &webhookenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
 	if err := p.cmd.Start(); err != nil {
 		b.Fatalf("starting the webhook: %v", err)
