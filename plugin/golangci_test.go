@@ -32,7 +32,7 @@ func TestGolangciLint(t *testing.T) {
 	bin := buildGolangciLint(t, root, version)
 
 	project := t.TempDir()
-	copyTree(t, filepath.Join(root, "test", "envoyvet"), project)
+	copyDir(t, filepath.Join(root, "test", "envoyvet"), project)
 
 	t.Run("findings", func(t *testing.T) {
 		writeConfig(t, project, "strict: false\n          prefixes: [self_, system_]")
@@ -74,7 +74,7 @@ func buildGolangciLint(t *testing.T, root, version string) string {
 		t.Fatalf("downloading golangci-lint %s: %v\n%s", version, err, out)
 	}
 	src := filepath.Join(work, "golangci-lint")
-	copyTree(t, mod.Dir, src)
+	copyDir(t, mod.Dir, src)
 	plugins := "package main\n\nimport _ \"github.com/kriguard/kriguard/plugin\"\n"
 	if err := os.WriteFile(filepath.Join(src, "cmd", "golangci-lint", "plugins.go"), []byte(plugins), 0o644); err != nil {
 		t.Fatal(err)
@@ -184,35 +184,18 @@ func markedLines(t *testing.T, dir string) []string {
 	return lines
 }
 
-// copyTree copies a directory, making the copies writable (the module cache is read-only).
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying %s: %v", from, err)
-	}
-}
-
 func command(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	return cmd
+}
+
+// copyDir copies a directory tree; os.CopyFS makes the copies writable (the module cache is
+// read-only).
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+		t.Fatalf("copying %s: %v", from, err)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -173,9 +172,6 @@ func once(seen *bool) bool {
 	return first
 }
 
-// sectionProbe is the path section names are validated at by the scanner; its errors are
-// dropped.
-var sectionProbe = field.NewPath("spec")
 
 // The role of a JSON value for target references.
 const (
@@ -451,7 +447,7 @@ func (s *scanner) section() bool {
 		if !ok {
 			return false
 		}
-		if !escaped && utf8.Valid(raw) && len(naming.FieldSection.Validate(string(raw), sectionProbe)) == 0 {
+		if !escaped && (len(raw) == 0 || naming.FieldSection.Valid(string(raw))) {
 			return true
 		}
 		s.i = start

@@ -1,10 +1,8 @@
 package integration
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,7 +12,9 @@ import (
 func TestFix(t *testing.T) {
 	krilint := buildKrilint(t)
 	dir := t.TempDir()
-	copyFixture(t, fixtureDir(t), dir)
+	if err := os.CopyFS(dir, os.DirFS(fixtureDir(t))); err != nil {
+		t.Fatalf("copying the fixture: %v", err)
+	}
 
 	before := runStandalone(t, krilint, dir, "./...")
 	fixable := map[finding]bool{}
@@ -54,31 +54,5 @@ func TestFix(t *testing.T) {
 	t.Logf("%d findings, %d with a fix; %d left after krilint -fix", len(before), len(fixable), len(after))
 	if len(after) >= len(before) {
 		t.Errorf("krilint -fix removed no finding: %d before, %d after", len(before), len(after))
-	}
-}
-
-// copyFixture copies the fixture module (go.mod, go.sum and the Go files) into dir.
-func copyFixture(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying the fixture: %v", err)
 	}
 }
