@@ -175,15 +175,6 @@ func (m manifest) names() []string {
 	return out
 }
 
-// deepCopy copies every object, for tests that patch what they install.
-func (m manifest) deepCopy() manifest {
-	out := make(manifest, len(m))
-	for i, o := range m {
-		out[i] = o.DeepCopy()
-	}
-	return out
-}
-
 // field reads a nested field of any type, failing the test when it is absent.
 func field(t testing.TB, o *unstructured.Unstructured, path ...string) any {
 	t.Helper()
