@@ -172,7 +172,6 @@ func once(seen *bool) bool {
 	return first
 }
 
-
 // The role of a JSON value for target references.
 const (
 	roleNone = iota
