@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-eval "$(./hack/tools.sh env)"
+eval "$(./hack/tools.sh env kube-apiserver kubectl etcd)"
 
 keep=()
 if [ -n "${KEEP:-}" ] && [ "${KEEP}" != "0" ]; then

@@ -2,9 +2,10 @@
 # Builds the pinned test tools (kube-apiserver, kubectl, etcd, helm) from the Go module proxy, caches each
 # binary under $HOME/.cache/kriguard/tools/<tool>-<key>/ and links it into the repository's bin/.
 #
-#   hack/tools.sh install   build what is missing, link bin/ (progress on stderr)
-#   hack/tools.sh env       install, then print `export` lines for eval (the only thing on stdout):
-#                           eval "$(hack/tools.sh env)"
+#   hack/tools.sh install [TOOL...]  build what is missing, link bin/ (progress on stderr); with TOOLs,
+#                                    only those (the demo needs no helm or staticcheck)
+#   hack/tools.sh env [TOOL...]      install, then print `export` lines for eval (the only thing on
+#                                    stdout): eval "$(hack/tools.sh env)"
 #   hack/tools.sh list      print the tools with their cache folders
 #   hack/tools.sh prune     remove cached builds of the tools that no current key refers to
 #
@@ -52,6 +53,7 @@ tools=(
   "kubectl|kube-apiserver|k8s.io/kubernetes/cmd/kubectl|${k8s_ldflags}|about 1 minute after kube-apiserver|version --client"
   "etcd|etcd|go.etcd.io/etcd/server/v3||about 1 minute|--version"
   "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=${helm_version}|about 3 minutes|version --short"
+  "staticcheck|staticcheck|honnef.co/go/tools/cmd/staticcheck||about 1 minute|-version"
 )
 
 # Fixed for every build: static binaries, no local paths, no VCS stamping (the helper modules sit inside
@@ -82,11 +84,24 @@ key() {
   } | sha256sum | cut -c1-16
 }
 
-# each calls "$1 name moddir pkg ldflags estimate version-args dir" for every tool.
+# only holds the tools named on the command line; empty means every tool.
+only=()
+
+wanted() {
+  local t
+  [ ${#only[@]} -eq 0 ] && return 0
+  for t in "${only[@]}"; do
+    [ "${t}" = "$1" ] && return 0
+  done
+  return 1
+}
+
+# each calls "$1 name moddir pkg ldflags estimate version-args dir" for every wanted tool.
 each() {
   local fn=$1 line name mod pkg ldflags estimate versionargs moddir
   for line in "${tools[@]}"; do
     IFS='|' read -r name mod pkg ldflags estimate versionargs <<<"${line}"
+    wanted "${name}" || continue
     moddir="${root}/test/tools/${mod}"
     [ -f "${moddir}/go.mod" ] || die "missing helper module ${moddir}/go.mod"
     "${fn}" "${name}" "${moddir}" "${pkg}" "${ldflags}" "${estimate}" "${versionargs}" \
@@ -159,7 +174,18 @@ prune() {
 
 command -v go >/dev/null || die "go is not on PATH; install Go (see go.mod for the version)"
 
-case "${1:-}" in
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+only=("$@")
+for t in "${only[@]}"; do
+  found=""
+  for line in "${tools[@]}"; do
+    [ "${line%%|*}" = "${t}" ] && found=1
+  done
+  [ -n "${found}" ] || die "unknown tool ${t}"
+done
+
+case "${cmd}" in
 install)
   install
   log "ready in ${bindir}"
@@ -173,7 +199,7 @@ env)
 list) each list_one ;;
 prune) prune ;;
 *)
-  echo "usage: $0 install|env|list|prune" >&2
+  echo "usage: $0 install|env [TOOL...] | list | prune" >&2
   exit 2
   ;;
 esac
