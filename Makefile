@@ -4,6 +4,8 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 KEEP ?=
+FUZZTIME ?= 30s
+FUZZ ?=
 
 .PHONY: help
 help: ## list targets
@@ -25,10 +27,14 @@ demo: ## start a local control plane guarded by the webhook and apply examples/ 
 bench: ## run the benchmarks
 	./hack/bench.sh
 
+.PHONY: fuzz
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s; FUZZ=name to pick); failures land in testdata/fuzz/
+	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) ./hack/fuzz.sh
+
 .PHONY: image
 image: ## build the webhook image into dist/kriguard-webhook.oci.tar with buildah
 	./hack/image.sh
 
 .PHONY: lint
-lint: ## gofmt, go vet and krilint on the project itself
+lint: ## gofmt, go vet, staticcheck and krilint on the project itself
 	./hack/lint.sh
