@@ -1,211 +1,433 @@
 package kong
 
 import (
-	"sync"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
+
+// The generators compute the names Kong's operator gives the objects it
+// builds from Gateway API routes (Kong/kong-operator,
+// controller/hybridgateway/namegen, main of 2026-08-21), byte for byte.
+// Each one names the operator function it matches. cp is the name of the
+// KonnectGatewayControlPlane (see ControlPlaneHash). The values hashed are
+// gateway-api v1.6.1 values as the API server stores them, defaults
+// applied; see docs/kong-names.md.
 
 const (
 	// MaxNameLen is the longest name a generator returns: a Kubernetes
 	// object name.
 	MaxNameLen = 253
 
-	// routeSuffixLen is the length of ".cp<8>.<8>" after a route's prefix.
-	routeSuffixLen = len(".cp") + hashLen + len(".") + hashLen
-	// pluginNameLen is the length of "pl<8>".
-	pluginNameLen = len("pl") + hashLen
-	// MaxRoutePrefixLen is the longest readable prefix of a generated
-	// KongRoute name. It leaves room for the hashes and for the ".pl<8>" of
-	// a KongPluginBinding, so a binding of generated names is never cut
-	// and always equals "<route>.<plugin>".
-	MaxRoutePrefixLen = MaxNameLen - routeSuffixLen - 1 - pluginNameLen
+	cpPrefix             = "cp"
+	parentRefPrefix      = "pr"
+	backendNotFoundPrefx = "bnf"
+	fallbackPrefix       = "ngn"
+
+	// RequestTerminationPlugin is the plugin the operator attaches to a
+	// KongService whose backends cannot be reached.
+	RequestTerminationPlugin = "request-termination"
+
+	// maxKongServiceTimeout is the longest timeout Kong accepts, in
+	// milliseconds: what a backendRequest timeout of 0s ("none") becomes.
+	maxKongServiceTimeout int64 = 2147483646
 )
 
-// scratchLen sizes the stack buffer hash inputs are encoded into; bigger
-// inputs spill to the heap.
-const scratchLen = 1024
+// The readable first label of a generated name, by route kind.
+const (
+	protoHTTP = "http"
+	protoGRPC = "grpc"
+	protoTLS  = "tls"
+	protoTCP  = "tcp"
+	protoUDP  = "udp"
+)
 
-// ControlPlaneID identifies a control plane by the namespace and name of
-// its object (the KonnectGatewayControlPlane or ControlPlane the gateway's
-// configuration refers to), as "<namespace>/<name>". A control plane known
-// only by its Konnect ID is identified by that ID as is. Either way, the
-// string is what the generators take as cp.
-func ControlPlaneID(namespace, name string) string {
-	return namespace + "/" + name
+// backendRef is the set of backend reference types a route rule holds.
+type backendRef interface {
+	gwv1.BackendRef | gwv1.HTTPBackendRef | gwv1.GRPCBackendRef
 }
 
-// cpHash is H(cp): the hash of cp as a JSON string.
-func cpHash(cp string) uint32 {
-	var scratch [256]byte
-	return sum(appendString(scratch[:0], cp))
+// joinedName is the operator's newName: the elements joined by dots, or
+// "ngn" and Hash64 of the elements when that is longer than MaxNameLen.
+func joinedName(elements ...string) string {
+	if name := strings.Join(elements, "."); len(name) <= MaxNameLen {
+		return name
+	}
+	return fallbackPrefix + Hash64(elements)
 }
 
-// RouteName returns the name of the KongRoute for one rule of route:
-// "<namespace>-<name>.cp<H(cp)>.<H(matches)>", where the match hash covers
-// the rule's matches (a set), the route's namespace and name, and the
-// rule's name when it has one. The readable prefix is cut to
-// MaxRoutePrefixLen and loses trailing '.' and '-'.
-//
-// The rule's position is not hashed, so reordering rules renames nothing;
-// two unnamed rules of one route with equal matches get one name, as the
-// first of them takes all their traffic anyway. A nil rule is a rule with
-// no matches, which the API server defaults to one match of path prefix
-// "/"; a nil route has an empty namespace and name, and no valid name.
-func RouteName(cp string, route *gwv1.HTTPRoute, rule *gwv1.HTTPRouteRule) string {
+// hashSuffixedName is the operator's newNameWithHashSuffix: readable and
+// hash elements joined by dots; too long, the readable part is cut (and
+// loses trailing '.' and '-') so that the hashes stay whole.
+func hashSuffixedName(readable, hashes []string) string {
+	all := append(append(make([]string, 0, len(readable)+len(hashes)), readable...), hashes...)
+	name := strings.Join(all, ".")
+	if len(name) <= MaxNameLen {
+		return name
+	}
+	hashPart := strings.Join(hashes, ".")
+	if len(hashes) == 0 || len(hashPart) > MaxNameLen {
+		return fallbackPrefix + Hash64(all)
+	}
+	room := MaxNameLen - len(hashPart) - 1
+	if room <= 0 || len(readable) == 0 {
+		return hashPart
+	}
+	readablePart := strings.Join(readable, ".")
+	if len(readablePart) > room {
+		readablePart = strings.TrimRight(readablePart[:room], ".-")
+	}
+	return readablePart + "." + hashPart
+}
+
+// serviceLikeName is the operator's serviceLikeName: "<proto>", the
+// display name of the lowest backend and the number of backends, then the
+// hashes.
+func serviceLikeName[T backendRef](proto, namespace string, refs []T, hashes ...string) string {
+	return hashSuffixedName(append([]string{proto}, backendDisplay(namespace, refs)...), hashes)
+}
+
+func cpElement(cp string) string { return cpPrefix + ControlPlaneHash(cp) }
+
+// ServiceNameForHTTPRouteRule returns the name of the KongService, and of
+// its KongUpstream, for rule of route: NewKongServiceNameForHTTPRouteRule
+// and NewKongUpstreamNameForHTTPRouteRule, for example
+// "http.default-http-backend-8080.1.cp1fbfa93f.29652d0c".
+func ServiceNameForHTTPRouteRule(cp string, route *gwv1.HTTPRoute, rule gwv1.HTTPRouteRule) string {
+	namespace, name := routeNamespaceName(route)
+	return serviceLikeName(protoHTTP, namespace, rule.BackendRefs, cpElement(cp), httpRuleServiceHash(namespace, name, rule))
+}
+
+// UpstreamNameForHTTPRouteRule is ServiceNameForHTTPRouteRule: a generated
+// KongService and its KongUpstream share the name.
+func UpstreamNameForHTTPRouteRule(cp string, route *gwv1.HTTPRoute, rule gwv1.HTTPRouteRule) string {
+	return ServiceNameForHTTPRouteRule(cp, route, rule)
+}
+
+// ServiceNameForHTTPRouteRuleBackendNotFound returns the name of the
+// KongService of a rule whose backends give no target, which answers with
+// a request-termination plugin instead:
+// NewKongServiceNameForHTTPRouteRuleBackendNotFound, for example
+// "http.default-http-backend-8080.1.cp1fbfa93f.bnfa610931f.29652d0c".
+func ServiceNameForHTTPRouteRuleBackendNotFound(cp string, route *gwv1.HTTPRoute, rule gwv1.HTTPRouteRule) string {
+	namespace, name := routeNamespaceName(route)
+	return serviceLikeName(protoHTTP, namespace, rule.BackendRefs,
+		cpElement(cp), backendNotFoundElement(namespace, name), httpRuleServiceHash(namespace, name, rule))
+}
+
+// ServiceNameForGRPCRouteRule: NewKongServiceNameForGRPCRouteRule and
+// NewKongUpstreamNameForGRPCRouteRule.
+func ServiceNameForGRPCRouteRule(cp string, route *gwv1.GRPCRoute, rule gwv1.GRPCRouteRule) string {
+	namespace, name := grpcRouteNamespaceName(route)
+	return serviceLikeName(protoGRPC, namespace, rule.BackendRefs, cpElement(cp), grpcRuleServiceHash(namespace, name, rule))
+}
+
+// UpstreamNameForGRPCRouteRule is ServiceNameForGRPCRouteRule.
+func UpstreamNameForGRPCRouteRule(cp string, route *gwv1.GRPCRoute, rule gwv1.GRPCRouteRule) string {
+	return ServiceNameForGRPCRouteRule(cp, route, rule)
+}
+
+// ServiceNameForGRPCRouteRuleBackendNotFound:
+// NewKongServiceNameForGRPCRouteRuleBackendNotFound.
+func ServiceNameForGRPCRouteRuleBackendNotFound(cp string, route *gwv1.GRPCRoute, rule gwv1.GRPCRouteRule) string {
+	namespace, name := grpcRouteNamespaceName(route)
+	return serviceLikeName(protoGRPC, namespace, rule.BackendRefs,
+		cpElement(cp), backendNotFoundElement(namespace, name), grpcRuleServiceHash(namespace, name, rule))
+}
+
+// ServiceNameForTLSRouteRule: NewKongServiceNameForTLSRouteRule and
+// NewKongUpstreamNameForTLSRouteRule.
+func ServiceNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, rule gwv1.TLSRouteRule) string {
+	var namespace string
+	if route != nil {
+		namespace = route.Namespace
+	}
+	return serviceLikeName(protoTLS, namespace, rule.BackendRefs, cpElement(cp), Hash32(rule.BackendRefs))
+}
+
+// ServiceNameForTCPRouteRule: NewKongServiceNameForTCPRouteRule and
+// NewKongUpstreamNameForTCPRouteRule.
+func ServiceNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, rule gwv1.TCPRouteRule) string {
+	var namespace string
+	if route != nil {
+		namespace = route.Namespace
+	}
+	return serviceLikeName(protoTCP, namespace, rule.BackendRefs, cpElement(cp), Hash32(rule.BackendRefs))
+}
+
+// ServiceNameForUDPRouteRule: NewKongServiceNameForUDPRouteRule and
+// NewKongUpstreamNameForUDPRouteRule.
+func ServiceNameForUDPRouteRule(cp string, route *gwv1.UDPRoute, rule gwv1.UDPRouteRule) string {
+	var namespace string
+	if route != nil {
+		namespace = route.Namespace
+	}
+	return serviceLikeName(protoUDP, namespace, rule.BackendRefs, cpElement(cp), Hash32(rule.BackendRefs))
+}
+
+func routeNamespaceName(route *gwv1.HTTPRoute) (string, string) {
+	if route == nil {
+		return "", ""
+	}
+	return route.Namespace, route.Name
+}
+
+func grpcRouteNamespaceName(route *gwv1.GRPCRoute) (string, string) {
+	if route == nil {
+		return "", ""
+	}
+	return route.Namespace, route.Name
+}
+
+// backendNotFoundElement is "bnf" and the hash of the route's identity.
+func backendNotFoundElement(namespace, name string) string {
+	return backendNotFoundPrefx + Hash32(struct {
+		Namespace string
+		Name      string
+	}{namespace, name})
+}
+
+// httpRuleServiceHash is the operator's hashForHTTPRouteRuleServiceLikeName:
+// the hash of the backend references, or for a rule without any, of the
+// route's identity, the matches and the filters; folded with the
+// backendRequest timeout when the rule has one.
+func httpRuleServiceHash(namespace, name string, rule gwv1.HTTPRouteRule) string {
+	var h string
+	if len(rule.BackendRefs) > 0 {
+		h = Hash32(rule.BackendRefs)
+	} else {
+		h = Hash32(struct {
+			RouteNamespace string
+			RouteName      string
+			Matches        []gwv1.HTTPRouteMatch
+			Filters        []gwv1.HTTPRouteFilter
+		}{namespace, name, rule.Matches, rule.Filters})
+	}
+	if ms, ok := backendRequestTimeoutMS(rule); ok {
+		h = Hash32(struct {
+			Base                    string
+			BackendRequestTimeoutMS int64
+		}{h, ms})
+	}
+	return h
+}
+
+// grpcRuleServiceHash is the operator's hashForGRPCRouteRuleServiceLikeName.
+func grpcRuleServiceHash(namespace, name string, rule gwv1.GRPCRouteRule) string {
+	if len(rule.BackendRefs) > 0 {
+		return Hash32(rule.BackendRefs)
+	}
+	return Hash32(struct {
+		RouteNamespace string
+		RouteName      string
+		Matches        []gwv1.GRPCRouteMatch
+		Filters        []gwv1.GRPCRouteFilter
+	}{namespace, name, rule.Matches, rule.Filters})
+}
+
+// backendRequestTimeoutMS is the operator's
+// BackendRequestTimeoutMilliseconds: the rule's backendRequest timeout in
+// milliseconds, 0s meaning Kong's longest; false when there is none or it
+// does not parse.
+func backendRequestTimeoutMS(rule gwv1.HTTPRouteRule) (int64, bool) {
+	if rule.Timeouts == nil || rule.Timeouts.BackendRequest == nil {
+		return 0, false
+	}
+	d, err := time.ParseDuration(string(*rule.Timeouts.BackendRequest))
+	if err != nil {
+		return 0, false
+	}
+	if d == 0 {
+		return maxKongServiceTimeout, true
+	}
+	return d.Milliseconds(), true
+}
+
+// backendDisplay is the operator's backendRefDisplayNames: the lowest
+// display name of the references and their number, or nothing when no
+// reference has a name.
+func backendDisplay[T backendRef](namespace string, refs []T) []string {
+	var lowest string
+	for i := range refs {
+		var ref *gwv1.BackendRef
+		switch r := any(&refs[i]).(type) {
+		case *gwv1.HTTPBackendRef:
+			ref = &r.BackendRef
+		case *gwv1.GRPCBackendRef:
+			ref = &r.BackendRef
+		case *gwv1.BackendRef:
+			ref = r
+		}
+		if d := displayName(namespace, ref); d != "" && (lowest == "" || d < lowest) {
+			lowest = d
+		}
+	}
+	if lowest == "" {
+		return nil
+	}
+	return []string{lowest, strconv.Itoa(len(refs))}
+}
+
+// displayName is the operator's backendRefDisplayName:
+// "[<kind>-]<namespace>-<name>[-<port>]", the kind lower-cased and left
+// out when it is Service.
+func displayName(routeNamespace string, ref *gwv1.BackendRef) string {
+	if ref.Name == "" {
+		return ""
+	}
+	namespace := routeNamespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		namespace = string(*ref.Namespace)
+	}
+	parts := make([]string, 0, 4)
+	if ref.Kind != nil {
+		if kind := strings.ToLower(string(*ref.Kind)); kind != "" && kind != "service" {
+			parts = append(parts, kind)
+		}
+	}
+	if namespace != "" {
+		parts = append(parts, namespace)
+	}
+	parts = append(parts, string(ref.Name))
+	if ref.Port != nil {
+		parts = append(parts, strconv.Itoa(int(*ref.Port)))
+	}
+	return strings.Join(parts, "-")
+}
+
+// routeName is the operator's kongRouteName: "<proto>.<namespace>-<name>",
+// the control plane hash, the parent reference hash when parentRef is not
+// nil, then extra.
+func routeName(proto, namespace, name, cp string, parentRef *gwv1.ParentReference, extra ...string) string {
+	hashes := make([]string, 0, 2+len(extra))
+	hashes = append(hashes, cpElement(cp))
+	if parentRef != nil {
+		hashes = append(hashes, parentRefPrefix+Hash32(*parentRef))
+	}
+	hashes = append(hashes, extra...)
+	return hashSuffixedName([]string{proto, namespace + "-" + name}, hashes)
+}
+
+// index is the operator's fmt.Sprintf("<prefix>%02d", i).
+func index(prefix string, i int) string {
+	return fmt.Sprintf("%s%02d", prefix, i)
+}
+
+// RouteNameForHTTPRouteMatch returns the name of the KongRoute for match,
+// the index-th match of its rule: NewKongRouteNameForMatch, for example
+// "http.default-http-route.cp1fbfa93f.pr4557fd4c.5cff32e8.m02". parentRef
+// is the parent reference the KongRoute is for when the route has more
+// than one (the operator hashes it only then), else nil.
+func RouteNameForHTTPRouteMatch(cp string, route *gwv1.HTTPRoute, parentRef *gwv1.ParentReference, match gwv1.HTTPRouteMatch, matchIndex int) string {
+	namespace, name := routeNamespaceName(route)
+	return routeName(protoHTTP, namespace, name, cp, parentRef, Hash32(match), index("m", matchIndex))
+}
+
+// RouteNameForGRPCRouteMatch returns the name of the KongRoute for match,
+// the matchIndex-th match of the ruleIndex-th rule:
+// NewKongRouteNameForGRPCRouteMatch, for example
+// "grpc.default-grpc-route.cp1fbfa93f.pr4557fd4c.a7d8418e.r01.m03".
+func RouteNameForGRPCRouteMatch(cp string, route *gwv1.GRPCRoute, parentRef *gwv1.ParentReference, match gwv1.GRPCRouteMatch, ruleIndex, matchIndex int) string {
+	namespace, name := grpcRouteNamespaceName(route)
+	return routeName(protoGRPC, namespace, name, cp, parentRef, Hash32(match), index("r", ruleIndex), index("m", matchIndex))
+}
+
+// RouteNameForTLSRouteRule: NewKongRouteNameForTLSRouteRule, the rule
+// hashed whole.
+func RouteNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, parentRef *gwv1.ParentReference, rule gwv1.TLSRouteRule) string {
 	var namespace, name string
 	if route != nil {
 		namespace, name = route.Namespace, route.Name
 	}
-	var scratch [scratchLen]byte
-	matches := sum(appendRouteInput(scratch[:0], namespace, name, rule))
-
-	var buf [MaxNameLen]byte
-	b := append(buf[:0], namespace...)
-	b = append(b, '-')
-	b = append(b, name[:min(len(name), max(0, MaxRoutePrefixLen-len(b)))]...)
-	b = b[:min(len(b), MaxRoutePrefixLen)]
-	b = trimSeparators(b)
-	b = append(b, ".cp"...)
-	b = appendHash(b, cpHash(cp))
-	b = append(b, '.')
-	b = appendHash(b, matches)
-	return string(b)
+	return routeName(protoTLS, namespace, name, cp, parentRef, Hash32(rule))
 }
 
-// trimSeparators drops trailing '.' and '-', which a cut can leave and a
-// DNS label cannot end with.
-func trimSeparators(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '.' || b[len(b)-1] == '-') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// ServiceName returns the name of the KongService for one rule of route:
-// "cp<H(cp)>.<H(backendRefs)>". The backend references are a set: their
-// order and repetitions do not matter, and a reference without a namespace
-// means the route's, so equal sets of backends in different rules or
-// routes share one KongService.
-func ServiceName(cp string, route *gwv1.HTTPRoute, rule *gwv1.HTTPRouteRule) string {
-	var namespace string
+// RouteNameForTCPRouteRule: NewKongRouteNameForTCPRouteRule.
+func RouteNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, parentRef *gwv1.ParentReference, rule gwv1.TCPRouteRule) string {
+	var namespace, name string
 	if route != nil {
-		namespace = route.Namespace
+		namespace, name = route.Namespace, route.Name
 	}
-	var refs []gwv1.HTTPBackendRef
-	if rule != nil {
-		refs = rule.BackendRefs
-	}
-	var scratch [scratchLen]byte
-	h := sum(appendBackendRefs(scratch[:0], namespace, refs))
-
-	var buf [len("cp.") + 2*hashLen]byte
-	b := append(buf[:0], "cp"...)
-	b = appendHash(b, cpHash(cp))
-	b = append(b, '.')
-	b = appendHash(b, h)
-	return string(b)
+	return routeName(protoTCP, namespace, name, cp, parentRef, Hash32(rule))
 }
 
-// UpstreamName returns the name of the KongUpstream for one rule of route.
-// It is the name of the rule's KongService: the two come in pairs.
-func UpstreamName(cp string, route *gwv1.HTTPRoute, rule *gwv1.HTTPRouteRule) string {
-	return ServiceName(cp, route, rule)
-}
-
-// TargetName returns the name of the KongTarget for one endpoint (ip and
-// port) of the backend ref of route in upstream:
-// "<upstream>.<H(backendRef, ip, port)>". The route gives the default
-// namespace of ref. An upstream name too long to leave room for the hash
-// is cut, losing trailing '.' and '-'.
-func TargetName(upstream string, route *gwv1.HTTPRoute, ref *gwv1.HTTPBackendRef, ip string, port int32) string {
-	var namespace string
+// RouteNameForUDPRouteRule: NewKongRouteNameForUDPRouteRule.
+func RouteNameForUDPRouteRule(cp string, route *gwv1.UDPRoute, parentRef *gwv1.ParentReference, rule gwv1.UDPRouteRule) string {
+	var namespace, name string
 	if route != nil {
-		namespace = route.Namespace
+		namespace, name = route.Namespace, route.Name
 	}
-	var scratch [scratchLen]byte
-	h := sum(appendTargetInput(scratch[:0], namespace, ref, ip, port))
-
-	var buf [MaxNameLen]byte
-	b := append(buf[:0], upstream[:min(len(upstream), MaxNameLen-1-hashLen)]...)
-	b = trimSeparators(b)
-	b = append(b, '.')
-	b = appendHash(b, h)
-	return string(b)
+	return routeName(protoUDP, namespace, name, cp, parentRef, Hash32(rule))
 }
 
-// PluginName returns the name of the KongPlugin translated from a route
-// filter: "pl<H(filter)>".
-func PluginName(filter *gwv1.HTTPRouteFilter) string {
-	if filter == nil {
-		filter = &gwv1.HTTPRouteFilter{}
-	}
-	var scratch [scratchLen]byte
-	return pluginName(sum(appendFilter(scratch[:0], filter)))
+// PluginNameForHTTPRouteFilter returns the name of the KongPlugin of type
+// pluginType translated from filter, in namespace:
+// "<namespace>.<pluginType>.<Hash32(filter)>", NewKongPluginName.
+func PluginNameForHTTPRouteFilter(filter gwv1.HTTPRouteFilter, namespace, pluginType string) string {
+	return joinedName(namespace, pluginType, Hash32(filter))
 }
 
-// PluginNameFor returns the name of a KongPlugin from what the object
-// holds, its plugin type and its configuration (JSON, nil when it has
-// none): "pl<H({"config": config, "plugin": plugin})>". It is what the
-// webhook can compute for a KongPlugin it admits; a controller that
-// translates a filter names the plugin with PluginName. The error reports
-// configuration that is not a single JSON value.
-func PluginNameFor(plugin string, config []byte) (string, error) {
-	// The JSON parser is recursive, so escape analysis cannot keep its
-	// buffer on the stack; a pool saves the allocation instead.
-	buf := scratchPool.Get().(*[]byte)
-	in, err := appendPluginInput((*buf)[:0], plugin, config)
-	var name string
-	if err == nil {
-		name = pluginName(sum(in))
+// PluginNameForHTTPRouteFilters returns the name of one KongPlugin merged
+// from filters that translate to the same plugin type:
+// NewKongPluginNameForFilters. One filter is named as by
+// PluginNameForHTTPRouteFilter; more hash the slice, in order.
+func PluginNameForHTTPRouteFilters(filters []gwv1.HTTPRouteFilter, namespace, pluginType string) string {
+	if len(filters) == 1 {
+		return PluginNameForHTTPRouteFilter(filters[0], namespace, pluginType)
 	}
-	if cap(in) <= maxPooled {
-		*buf = in
-		scratchPool.Put(buf)
-	}
-	return name, err
+	return joinedName(namespace, pluginType, Hash32(filters))
 }
 
-// maxPooled keeps buffers grown by huge configurations out of the pool.
-const maxPooled = 64 << 10
-
-var scratchPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, scratchLen)
-	return &b
-}}
-
-func pluginName(h uint32) string {
-	var buf [pluginNameLen]byte
-	b := append(buf[:0], "pl"...)
-	return string(appendHash(b, h))
+// PluginNameForGRPCRouteFilter: NewKongPluginNameForGRPCRouteFilter.
+func PluginNameForGRPCRouteFilter(filter gwv1.GRPCRouteFilter, namespace, pluginType string) string {
+	return joinedName(namespace, pluginType, Hash32(filter))
 }
 
-// PluginBindingName returns the name of the KongPluginBinding of a route
-// and a plugin: "<route>.<plugin>". Should that exceed MaxNameLen (it does
-// not for generated names), the readable prefix of a generated route name
-// is cut, or else the end of the route name.
-func PluginBindingName(route, plugin string) string {
-	if len(route)+1+len(plugin) <= MaxNameLen {
-		return route + "." + plugin
-	}
-	return string(appendLongBinding(make([]byte, 0, MaxNameLen), route, plugin))
+// PluginNameForService returns the name of a KongPlugin of type pluginType
+// tied to the KongService named service: "<service>.<pluginType>",
+// NewKongPluginNameForService. The request-termination plugin of a
+// backend-not-found service is PluginNameForService(service,
+// RequestTerminationPlugin).
+func PluginNameForService(service, pluginType string) string {
+	return joinedName(service, pluginType)
 }
 
-// appendLongBinding appends a binding name that needs cutting.
-func appendLongBinding(b []byte, route, plugin string) []byte {
-	excess := len(route) + 1 + len(plugin) - MaxNameLen
-	if p, ok := ParseRouteName(route); ok && len(p.Prefix) > excess {
-		b = append(b, p.Prefix[:len(p.Prefix)-excess]...)
-		b = trimSeparators(b)
-		b = append(b, route[len(p.Prefix):]...)
-	} else {
-		b = append(b, route[:max(0, len(route)-excess)]...)
-		b = trimSeparators(b)
+// PluginBindingName returns the name of the KongPluginBinding of the
+// KongPlugin named plugin to target, a KongRoute or KongService name:
+// "<target>.<plugin>", NewKongPluginBindingName.
+func PluginBindingName(target, plugin string) string {
+	return joinedName(target, plugin)
+}
+
+// TargetName returns the name of the KongTarget for the endpoint (an IP
+// address as the EndpointSlice has it) and port of ref in upstream:
+// "<upstream>.<hash>", NewKongTargetName. ref is the rule's backend
+// reference, of the type the route holds; it is hashed with its type name,
+// so the same reference from an HTTPRoute and a GRPCRoute differ.
+func TargetName[T backendRef](upstream, endpoint string, port int, ref *T) string {
+	var h string
+	switch r := any(ref).(type) {
+	case *gwv1.HTTPBackendRef:
+		h = Hash32(struct {
+			endpointID string
+			port       int
+			backend    *gwv1.HTTPBackendRef
+		}{endpoint, port, r})
+	case *gwv1.GRPCBackendRef:
+		h = Hash32(struct {
+			endpointID string
+			port       int
+			backend    *gwv1.GRPCBackendRef
+		}{endpoint, port, r})
+	case *gwv1.BackendRef:
+		h = Hash32(struct {
+			endpointID string
+			port       int
+			backend    *gwv1.BackendRef
+		}{endpoint, port, r})
 	}
-	if len(b) > 0 {
-		b = append(b, '.')
-	}
-	// Only a plugin name too long to be one leaves no room for the route.
-	b = append(b, plugin...)
-	return trimSeparators(b[:min(len(b), MaxNameLen)])
+	return joinedName(upstream, h)
 }

@@ -1,77 +1,67 @@
 package kong
 
 import (
-	"fmt"
-	"hash/fnv"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-const testCP = "kong/cp"
+// The golden names below are Kong's operator's own: TestRefactorGoldenNames
+// and its neighbours in Kong/kong-operator
+// controller/hybridgateway/namegen/name_test.go (main of 2026-08-21), and,
+// marked "derived", names computed by running that package's functions
+// (and those of tag v2.1.0-alpha.0 for the legacy scheme) on the inputs
+// written here.
 
-func route(namespace, name string, rules ...gwv1.HTTPRouteRule) *gwv1.HTTPRoute {
-	return &gwv1.HTTPRoute{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec:       gwv1.HTTPRouteSpec{Rules: rules},
-	}
+const testCP = "test-cp"
+
+func httpRoute(namespace, name string) *gwv1.HTTPRoute {
+	return &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 }
 
-func backend(name string, port int32) gwv1.HTTPBackendRef {
-	return gwv1.HTTPBackendRef{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{
-		Name: gwv1.ObjectName(name), Port: ptr(port),
-	}}}
+func httpBackend(name string, port gwv1.PortNumber) gwv1.HTTPBackendRef {
+	return gwv1.HTTPBackendRef{BackendRef: backend(name, port)}
 }
 
-func pathPrefix(p string) gwv1.HTTPRouteMatch {
-	return gwv1.HTTPRouteMatch{Path: &gwv1.HTTPPathMatch{Value: ptr(p)}}
+func backend(name string, port gwv1.PortNumber) gwv1.BackendRef {
+	return gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(name), Port: &port}}
 }
 
-func fnvHex(s string) string {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return fmt.Sprintf("%08x", h.Sum32())
+func pathPrefix(path string) gwv1.HTTPRouteMatch {
+	return gwv1.HTTPRouteMatch{Path: &gwv1.HTTPPathMatch{Type: new(gwv1.PathMatchPathPrefix), Value: new(path)}}
 }
 
-// TestDocumentedForm pins the hash inputs to the canonical JSON the package
-// documentation spells out, hashed with hash/fnv: what another
-// implementation has to reproduce, and what must not change, as every
-// generated name in a cluster depends on it.
-func TestDocumentedForm(t *testing.T) {
-	r := route("default", "httproute-echo", gwv1.HTTPRouteRule{
-		Matches:     []gwv1.HTTPRouteMatch{pathPrefix("/echo")},
-		BackendRefs: []gwv1.HTTPBackendRef{backend("echo", 80)},
-		Filters: []gwv1.HTTPRouteFilter{{
-			Type:                  gwv1.HTTPRouteFilterRequestHeaderModifier,
-			RequestHeaderModifier: &gwv1.HTTPHeaderFilter{Remove: []string{"x-debug"}},
-		}},
-	})
-	rule := &r.Spec.Rules[0]
-	cp := fnvHex(`"kong/cp"`)
-	matches := fnvHex(`{"matches":[{"path":{"type":"PathPrefix","value":"/echo"}}],"name":"httproute-echo","namespace":"default"}`)
-	refs := fnvHex(`[{"group":"","kind":"Service","name":"echo","namespace":"default","port":80,"weight":1}]`)
-	target := fnvHex(`{"backendRef":{"group":"","kind":"Service","name":"echo","namespace":"default","port":80,"weight":1},"ip":"10.0.0.7","port":8080}`)
-	filter := fnvHex(`{"requestHeaderModifier":{"remove":["x-debug"]},"type":"RequestHeaderModifier"}`)
-	plugin := fnvHex(`{"config":{"add":{"headers":["x-a:1"]},"remove":{"headers":["x-debug"]}},"plugin":"request-transformer"}`)
+// testParentRef is the operator's testParentRef(&"listener-1").
+func testParentRef() *gwv1.ParentReference {
+	return &gwv1.ParentReference{Name: "test-gateway", Namespace: new(gwv1.Namespace("default")), SectionName: new(gwv1.SectionName("listener-1"))}
+}
 
+var headerModifier = gwv1.HTTPRouteFilter{
+	Type:                  gwv1.HTTPRouteFilterRequestHeaderModifier,
+	RequestHeaderModifier: &gwv1.HTTPHeaderFilter{Set: []gwv1.HTTPHeader{{Name: "X-Test", Value: "test-value"}}},
+}
+
+var urlRewrite = gwv1.HTTPRouteFilter{
+	Type: gwv1.HTTPRouteFilterURLRewrite,
+	URLRewrite: &gwv1.HTTPURLRewriteFilter{Path: &gwv1.HTTPPathModifier{
+		Type: gwv1.PrefixMatchHTTPPathModifier, ReplacePrefixMatch: new("/echo"),
+	}},
+}
+
+func TestHash(t *testing.T) {
 	tests := []struct {
-		name, got, want string
+		name string
+		got  string
+		want string
 	}{
-		{"route", RouteName(testCP, r, rule), "default-httproute-echo.cp" + cp + "." + matches},
-		{"service", ServiceName(testCP, r, rule), "cp" + cp + "." + refs},
-		{"upstream", UpstreamName(testCP, r, rule), "cp" + cp + "." + refs},
-		{"target", TargetName("cp"+cp+"."+refs, r, &rule.BackendRefs[0], "10.0.0.7", 8080), "cp" + cp + "." + refs + "." + target},
-		{"plugin", PluginName(&rule.Filters[0]), "pl" + filter},
-		{"binding", PluginBindingName(RouteName(testCP, r, rule), PluginName(&rule.Filters[0])), "default-httproute-echo.cp" + cp + "." + matches + ".pl" + filter},
+		{"control plane test-cp", ControlPlaneHash("test-cp"), "1fbfa93f"},
+		{"control plane multi-cp, unpadded", ControlPlaneHash("multi-cp"), "918460a"},
+		{"control plane namespaced-cp", ControlPlaneHash("namespaced-cp"), "ba78230e"},
+		// The seed's example: the matches of a rule routing PathPrefix /echo.
+		{"seed matches", Hash32([]gwv1.HTTPRouteMatch{pathPrefix("/echo")}), "1b69eced"},
 	}
-	pn, err := PluginNameFor("request-transformer", []byte(`{"remove": {"headers": ["x-debug"]}, "add": {"headers": ["x-a:1"]}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests = append(tests, struct{ name, got, want string }{"plugin from object", pn, "pl" + plugin})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.got != tt.want {
@@ -81,411 +71,115 @@ func TestDocumentedForm(t *testing.T) {
 	}
 }
 
-func TestServiceNameIsASet(t *testing.T) {
-	a, b := backend("a", 80), backend("b", 80)
-	name := func(refs ...gwv1.HTTPBackendRef) string {
-		return ServiceName(testCP, route("ns", "r"), &gwv1.HTTPRouteRule{BackendRefs: refs})
-	}
-	if name(a, b) != name(b, a) {
-		t.Errorf("backend order changes the name: %q, %q", name(a, b), name(b, a))
-	}
-	if name(a, b) != name(b, a, b) {
-		t.Errorf("a repeated backend changes the name: %q, %q", name(a, b), name(b, a, b))
-	}
-	if name(a) == name(a, b) {
-		t.Errorf("sets {a} and {a, b} share the name %q", name(a))
-	}
-	if name(a) == name(b) {
-		t.Errorf("sets {a} and {b} share the name %q", name(a))
-	}
-	if name() == name(a) {
-		t.Errorf("no backends and {a} share the name %q", name())
-	}
-	if got := UpstreamName(testCP, route("ns", "r"), &gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{a}}); got != name(a) {
-		t.Errorf("UpstreamName = %q, ServiceName %q", got, name(a))
-	}
-}
+func TestGoldenNames(t *testing.T) {
+	route := httpRoute("default", "http-route")
+	basic := gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{httpBackend("http-backend", 8080)}}
+	multi := gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{httpBackend("http-backend-2", 8080), httpBackend("http-backend-1", 8080)}}
+	zero := gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{pathPrefix("/zero")}}
+	timeout := gwv1.HTTPRouteRule{BackendRefs: basic.BackendRefs, Timeouts: &gwv1.HTTPRouteTimeouts{BackendRequest: new(gwv1.Duration("750ms"))}}
+	timeout0 := gwv1.HTTPRouteRule{BackendRefs: basic.BackendRefs, Timeouts: &gwv1.HTTPRouteTimeouts{BackendRequest: new(gwv1.Duration("0s"))}}
 
-// TestDefaultsApplied checks that writing out an API-server default and
-// omitting it give one name.
-func TestDefaultsApplied(t *testing.T) {
-	explicitRef := backend("svc", 80)
-	explicitRef.Group = ptr(gwv1.Group(""))
-	explicitRef.Kind = ptr(gwv1.Kind("Service"))
-	explicitRef.Namespace = ptr(gwv1.Namespace("ns"))
-	explicitRef.Weight = ptr(int32(1))
-	r := route("ns", "r")
+	grpcRoute := &gwv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "grpc-route"}}
+	grpcBasic := gwv1.GRPCRouteRule{BackendRefs: []gwv1.GRPCBackendRef{{BackendRef: backend("grpc-backend", 8080)}}}
+	gmatch := gwv1.GRPCRouteMatch{Method: &gwv1.GRPCMethodMatch{Service: new("svc.Echo")}}
 
-	omitted := &gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{backend("svc", 80)}}
-	explicit := &gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{explicitRef}}
-	if a, b := ServiceName(testCP, r, omitted), ServiceName(testCP, r, explicit); a != b {
-		t.Errorf("ServiceName: defaults omitted %q, explicit %q", a, b)
-	}
-	if a, b := TargetName("u", r, &omitted.BackendRefs[0], "10.0.0.1", 80), TargetName("u", r, &explicit.BackendRefs[0], "10.0.0.1", 80); a != b {
-		t.Errorf("TargetName: defaults omitted %q, explicit %q", a, b)
-	}
-	// A reference from another namespace to ns means the same backends.
-	if a, b := ServiceName(testCP, r, omitted), ServiceName(testCP, route("other", "r"), explicit); a != b {
-		t.Errorf("ServiceName: same backends from two namespaces %q, %q", a, b)
-	}
-	if a, b := ServiceName(testCP, r, omitted), ServiceName(testCP, route("other", "r"), omitted); a == b {
-		t.Errorf("ServiceName: backends of two namespaces share %q", a)
-	}
+	tlsRoute := &gwv1.TLSRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "tls-route"}}
+	tlsRule := gwv1.TLSRouteRule{BackendRefs: []gwv1.BackendRef{backend("tls-backend", 443)}}
+	tcpRoute := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "tcp-route"}}
+	tcpRule := gwv1.TCPRouteRule{BackendRefs: []gwv1.BackendRef{backend("tcp-backend", 443)}}
+	udpRoute := &gwv1.UDPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "udp-route"}}
+	udpRule := gwv1.UDPRouteRule{BackendRefs: []gwv1.BackendRef{backend("udp-backend", 443)}}
 
-	header := gwv1.HTTPRouteMatch{Headers: []gwv1.HTTPHeaderMatch{{Name: "x", Value: "1"}}}
-	headerExplicit := gwv1.HTTPRouteMatch{
-		Path:    &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr("/")},
-		Headers: []gwv1.HTTPHeaderMatch{{Name: "x", Value: "1", Type: ptr(gwv1.HeaderMatchExact)}},
-	}
-	routeTests := []struct {
-		name   string
-		a, b   []gwv1.HTTPRouteMatch
-		wantEq bool
-	}{
-		{"no matches = path prefix /", nil, []gwv1.HTTPRouteMatch{pathPrefix("/")}, true},
-		{"no path = path prefix /", []gwv1.HTTPRouteMatch{{}}, []gwv1.HTTPRouteMatch{pathPrefix("/")}, true},
-		{"no path type = PathPrefix", []gwv1.HTTPRouteMatch{pathPrefix("/a")}, []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr("/a")}}}, true},
-		{"no header type = Exact", []gwv1.HTTPRouteMatch{header}, []gwv1.HTTPRouteMatch{headerExplicit}, true},
-		{"match order", []gwv1.HTTPRouteMatch{pathPrefix("/a"), pathPrefix("/b")}, []gwv1.HTTPRouteMatch{pathPrefix("/b"), pathPrefix("/a")}, true},
-		{"exact differs from prefix", []gwv1.HTTPRouteMatch{pathPrefix("/a")}, []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchExact), Value: ptr("/a")}}}, false},
-		{"paths differ", []gwv1.HTTPRouteMatch{pathPrefix("/a")}, []gwv1.HTTPRouteMatch{pathPrefix("/b")}, false},
-	}
-	for _, tt := range routeTests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := RouteName(testCP, r, &gwv1.HTTPRouteRule{Matches: tt.a})
-			b := RouteName(testCP, r, &gwv1.HTTPRouteRule{Matches: tt.b})
-			if (a == b) != tt.wantEq {
-				t.Errorf("RouteName %q, %q: equal = %v, want %v", a, b, a == b, tt.wantEq)
-			}
-		})
-	}
-	if a, b := RouteName(testCP, r, nil), RouteName(testCP, r, &gwv1.HTTPRouteRule{}); a != b {
-		t.Errorf("RouteName: nil rule %q, empty rule %q", a, b)
-	}
+	longNS := gwv1.Namespace(strings.Repeat("n", 220))
+	longRefs := []gwv1.HTTPBackendRef{httpBackend("service-a", 8080), httpBackend("service-b", 8080)}
+	longRefs[0].Namespace, longRefs[1].Namespace = &longNS, &longNS
+	kindRef := httpBackend("svc", 8080)
+	kindRef.Kind = new(gwv1.Kind("ServiceImport"))
 
-	redirect := gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gwv1.HTTPRequestRedirectFilter{Scheme: ptr("https")}}
-	redirect302 := *redirect.DeepCopy()
-	redirect302.RequestRedirect.StatusCode = ptr(302)
-	if a, b := PluginName(&redirect), PluginName(&redirect302); a != b {
-		t.Errorf("PluginName: status code omitted %q, 302 %q", a, b)
-	}
-	redirect301 := *redirect.DeepCopy()
-	redirect301.RequestRedirect.StatusCode = ptr(301)
-	if a, b := PluginName(&redirect), PluginName(&redirect301); a == b {
-		t.Errorf("PluginName: 302 and 301 redirects share %q", a)
-	}
-}
+	upstream := ServiceNameForHTTPRouteRule(testCP, route, basic)
+	bnf := ServiceNameForHTTPRouteRuleBackendNotFound(testCP, route, basic)
+	termination := PluginNameForService(bnf, RequestTerminationPlugin)
+	kongRoute := RouteNameForHTTPRouteMatch(testCP, route, testParentRef(), pathPrefix("/foo"), 2)
+	plugin := PluginNameForHTTPRouteFilter(headerModifier, "default", "request-transformer")
+	targetRef := httpBackend("http-backend", 8080)
+	grpcTargetRef := gwv1.GRPCBackendRef{BackendRef: targetRef.BackendRef}
+	plainTargetRef := targetRef.BackendRef
 
-// TestRouteIdentity checks that the route's namespace and name are hashed,
-// not only written in the readable prefix.
-func TestRouteIdentity(t *testing.T) {
-	rule := &gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{pathPrefix("/")}}
-	a, b := RouteName(testCP, route("a-b", "c"), rule), RouteName(testCP, route("a", "b-c"), rule)
-	if a == b {
-		t.Fatalf("routes a-b/c and a/b-c share the name %q", a)
-	}
-	if !strings.HasPrefix(a, "a-b-c.") || !strings.HasPrefix(b, "a-b-c.") {
-		t.Errorf("names %q, %q do not start with the prefix a-b-c", a, b)
-	}
-	named := &gwv1.HTTPRouteRule{Name: ptr(gwv1.SectionName("api")), Matches: rule.Matches}
-	if RouteName(testCP, route("a", "b"), rule) == RouteName(testCP, route("a", "b"), named) {
-		t.Errorf("a rule's name is not hashed")
-	}
-	if RouteName(testCP, route("a", "b"), rule) == RouteName("kong/other", route("a", "b"), rule) {
-		t.Errorf("the control plane is not hashed")
-	}
-}
+	echo := httpRoute("default", "httproute-echo")
+	echoRule := gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{pathPrefix("/echo")}, BackendRefs: []gwv1.HTTPBackendRef{httpBackend("echo", 8080)}}
+	echoRef := httpBackend("echo", 8080)
 
-func TestNameLengths(t *testing.T) {
-	label63 := strings.Repeat("n", 63)
-	// A name whose cut falls right after a '.': the prefix must lose it.
-	dotted := strings.Repeat("a", MaxRoutePrefixLen-len(label63)-2) + "." + strings.Repeat("b", 200)
 	tests := []struct {
-		name, namespace, routeName string
+		name string
+		got  string
+		want string
 	}{
-		{"short", "ns", "r"},
-		{"longest namespace and name", label63, strings.Repeat("x", 253)},
-		{"cut after a dot", label63, dotted},
-		{"cut after a dash", label63, strings.Repeat("a", MaxRoutePrefixLen-len(label63)-2) + "-" + strings.Repeat("b", 200)},
-		{"prefix exactly the limit", "ns", strings.Repeat("x", MaxRoutePrefixLen-3)},
-		{"prefix one over the limit", "ns", strings.Repeat("x", MaxRoutePrefixLen-2)},
-	}
-	filter := &gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterRequestHeaderModifier}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := route(tt.namespace, tt.routeName, gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{backend("svc", 80)}})
-			rule := &r.Spec.Rules[0]
-			rn := RouteName(testCP, r, rule)
-			up := UpstreamName(testCP, r, rule)
-			binding := PluginBindingName(rn, PluginName(filter))
-			for _, n := range []string{rn, up, TargetName(up, r, &rule.BackendRefs[0], "10.0.0.1", 80), binding} {
-				if len(n) > MaxNameLen {
-					t.Errorf("%q is %d characters long", n, len(n))
-				}
-				if errs := validation.IsDNS1123Subdomain(n); len(errs) != 0 {
-					t.Errorf("%q is not a DNS-1123 subdomain: %v", n, errs)
-				}
-			}
-			p, ok := ParseRouteName(rn)
-			if !ok {
-				t.Fatalf("ParseRouteName(%q) failed", rn)
-			}
-			full := tt.namespace + "-" + tt.routeName
-			if want := strings.TrimRight(full[:min(len(full), MaxRoutePrefixLen)], ".-"); p.Prefix != want {
-				t.Errorf("prefix %q, want %q", p.Prefix, want)
-			}
-			if len(p.ControlPlane) != 8 || len(p.Matches) != 8 {
-				t.Errorf("hashes %q, %q are not 8 digits", p.ControlPlane, p.Matches)
-			}
-			if binding != rn+"."+PluginName(filter) {
-				t.Errorf("binding %q is not <route>.<plugin>", binding)
-			}
-		})
-	}
-}
-
-func TestTargetName(t *testing.T) {
-	r := route("ns", "r")
-	a, b := backend("a", 80), backend("b", 80)
-	up := "cp0000abcd.12345678"
-	base := TargetName(up, r, &a, "10.0.0.1", 8080)
-	if !strings.HasPrefix(base, up+".") {
-		t.Errorf("TargetName = %q, does not start with the upstream and a dot", base)
-	}
-	for _, other := range []string{
-		TargetName(up, r, &b, "10.0.0.1", 8080),
-		TargetName(up, r, &a, "10.0.0.2", 8080),
-		TargetName(up, r, &a, "10.0.0.1", 8081),
-		TargetName(up, route("other", "r"), &a, "10.0.0.1", 8080),
-	} {
-		if other == base {
-			t.Errorf("distinct targets share the name %q", base)
-		}
-	}
-	if x, y := TargetName(up, r, &a, "2001:db8::0001", 80), TargetName(up, r, &a, "2001:DB8:0:0::1", 80); x != y {
-		t.Errorf("one IPv6 address in two spellings: %q, %q", x, y)
-	}
-	long := TargetName(strings.Repeat("u", 250)+".-x", r, &a, "10.0.0.1", 80)
-	if len(long) > MaxNameLen || len(validation.IsDNS1123Subdomain(long)) != 0 {
-		t.Errorf("TargetName of a long upstream = %q (%d characters)", long, len(long))
-	}
-}
-
-func TestPluginNameFor(t *testing.T) {
-	base, err := PluginNameFor("cors", []byte(`{"origins":["*"],"max_age":5}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		plugin  string
-		config  string
-		same    bool
-		wantErr bool
-	}{
-		{"member order and space", "cors", "{ \"max_age\": 5,\n \"origins\": [\"*\"] }", true, false},
-		{"escaped text", "cors", `{"origins":["\u002a"],"max_age":5}`, true, false},
-		{"other value", "cors", `{"origins":["*"],"max_age":6}`, false, false},
-		{"other plugin", "cors2", `{"origins":["*"],"max_age":5}`, false, false},
-		{"list order matters", "cors", `{"origins":["*","a"],"max_age":5}`, false, false},
-		{"invalid JSON", "cors", `{"origins":`, false, true},
-		{"duplicate member", "cors", `{"max_age":5,"max_age":5}`, false, true},
+		// TestRefactorGoldenNames.
+		{"HTTP upstream", UpstreamNameForHTTPRouteRule(testCP, route, basic), "http.default-http-backend-8080.1.cp1fbfa93f.29652d0c"},
+		{"HTTP service", ServiceNameForHTTPRouteRule(testCP, route, basic), "http.default-http-backend-8080.1.cp1fbfa93f.29652d0c"},
+		{"HTTP two backends", ServiceNameForHTTPRouteRule(testCP, route, multi), "http.default-http-backend-1-8080.2.cp1fbfa93f.6a6f4809"},
+		{"HTTP match-only rule", UpstreamNameForHTTPRouteRule(testCP, route, zero), "http.cp1fbfa93f.49d1cfbf"},
+		{"HTTP 750ms timeout", ServiceNameForHTTPRouteRule(testCP, route, timeout), "http.default-http-backend-8080.1.cp1fbfa93f.ea93d3e7"},
+		{"HTTP backend not found", bnf, "http.default-http-backend-8080.1.cp1fbfa93f.bnfa610931f.29652d0c"},
+		{"gRPC upstream", UpstreamNameForGRPCRouteRule(testCP, grpcRoute, grpcBasic), "grpc.default-grpc-backend-8080.1.cp1fbfa93f.b6d9a138"},
+		{"gRPC backend not found", ServiceNameForGRPCRouteRuleBackendNotFound(testCP, grpcRoute, grpcBasic), "grpc.default-grpc-backend-8080.1.cp1fbfa93f.bnf3748ad33.b6d9a138"},
+		{"TLS upstream", ServiceNameForTLSRouteRule(testCP, tlsRoute, tlsRule), "tls.default-tls-backend-443.1.cp1fbfa93f.ea981935"},
+		{"TLS route with parentRef", RouteNameForTLSRouteRule(testCP, tlsRoute, testParentRef(), tlsRule), "tls.default-tls-route.cp1fbfa93f.pr4557fd4c.7d7f1d3d"},
+		{"TLS route", RouteNameForTLSRouteRule(testCP, tlsRoute, nil, tlsRule), "tls.default-tls-route.cp1fbfa93f.7d7f1d3d"},
+		{"TCP upstream", ServiceNameForTCPRouteRule(testCP, tcpRoute, tcpRule), "tcp.default-tcp-backend-443.1.cp1fbfa93f.e8e7532f"},
+		{"TCP route with parentRef", RouteNameForTCPRouteRule(testCP, tcpRoute, testParentRef(), tcpRule), "tcp.default-tcp-route.cp1fbfa93f.pr4557fd4c.196de16d"},
+		{"TCP route", RouteNameForTCPRouteRule(testCP, tcpRoute, nil, tcpRule), "tcp.default-tcp-route.cp1fbfa93f.196de16d"},
+		{"UDP upstream", ServiceNameForUDPRouteRule(testCP, udpRoute, udpRule), "udp.default-udp-backend-443.1.cp1fbfa93f.a1dd4f9f"},
+		{"UDP route with parentRef", RouteNameForUDPRouteRule(testCP, udpRoute, testParentRef(), udpRule), "udp.default-udp-route.cp1fbfa93f.pr4557fd4c.f6d7e16d"},
+		{"UDP route", RouteNameForUDPRouteRule(testCP, udpRoute, nil, udpRule), "udp.default-udp-route.cp1fbfa93f.f6d7e16d"},
+		{"HTTP route, match /foo at 2", kongRoute, "http.default-http-route.cp1fbfa93f.pr4557fd4c.5cff32e8.m02"},
+		{"gRPC route, rule 1 match 3", RouteNameForGRPCRouteMatch(testCP, grpcRoute, testParentRef(), gmatch, 1, 3), "grpc.default-grpc-route.cp1fbfa93f.pr4557fd4c.a7d8418e.r01.m03"},
+		// TestNewKongUpstreamNameForHTTPRoute.
+		{"one backend", ServiceNameForHTTPRouteRule(testCP, httpRoute("default", "test-route"), gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{httpBackend("service1", 8080)}}), "http.default-service1-8080.1.cp1fbfa93f.e25441d7"},
+		{"lowest backend shown, unpadded cp", ServiceNameForHTTPRouteRule("multi-cp", httpRoute("default", "test-route"), gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{httpBackend("service2", 9090), httpBackend("service1", 8080)}}), "http.default-service1-8080.2.cp918460a.2c5d1acf"},
+		{"cross-namespace backend, unpadded hash", ServiceNameForHTTPRouteRule("namespaced-cp", httpRoute("default", "test-route"), gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "backend-service", Namespace: new(gwv1.Namespace("backend-ns"))}}}}}), "http.backend-ns-backend-service.1.cpba78230e.1f2a8c5"},
+		{"backendless rule with a filter", ServiceNameForHTTPRouteRule("namespaced-cp", httpRoute("default", "test-route"), gwv1.HTTPRouteRule{
+			BackendRefs: []gwv1.HTTPBackendRef{},
+			Filters:     []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterRequestHeaderModifier, RequestHeaderModifier: &gwv1.HTTPHeaderFilter{Set: []gwv1.HTTPHeader{{Name: "header", Value: "value"}}}}},
+			Matches:     []gwv1.HTTPRouteMatch{pathPrefix("/prefix")},
+		}), "http.cpba78230e.7f99a851"},
+		// Derived.
+		{"0s timeout", ServiceNameForHTTPRouteRule(testCP, route, timeout0), "http.default-http-backend-8080.1.cp1fbfa93f.4380edee"},
+		{"backend kind shown", ServiceNameForHTTPRouteRule(testCP, route, gwv1.HTTPRouteRule{BackendRefs: []gwv1.HTTPBackendRef{kindRef}}), "http.serviceimport-default-svc-8080.1.cp1fbfa93f.d3b73e8"},
+		{"readable part cut", ServiceNameForHTTPRouteRule(testCP, route, gwv1.HTTPRouteRule{BackendRefs: longRefs}), "http." + strings.Repeat("n", 220) + "-service.cp1fbfa93f.202bb9d3"},
+		{"readable part cut, backend not found", ServiceNameForHTTPRouteRuleBackendNotFound(testCP, route, gwv1.HTTPRouteRule{BackendRefs: longRefs}), "http." + strings.Repeat("n", 216) + ".cp1fbfa93f.bnfa610931f.202bb9d3"},
+		{"gRPC match-only rule", ServiceNameForGRPCRouteRule(testCP, grpcRoute, gwv1.GRPCRouteRule{Matches: []gwv1.GRPCRouteMatch{gmatch}}), "grpc.cp1fbfa93f.53f82305"},
+		{"HTTP route, one parent", RouteNameForHTTPRouteMatch(testCP, route, nil, pathPrefix("/foo"), 0), "http.default-http-route.cp1fbfa93f.5cff32e8.m00"},
+		{"HTTP route, match 123", RouteNameForHTTPRouteMatch(testCP, route, nil, pathPrefix("/foo"), 123), "http.default-http-route.cp1fbfa93f.5cff32e8.m123"},
+		{"HTTP route cut", RouteNameForHTTPRouteMatch(testCP, httpRoute(strings.Repeat("s", 63), strings.Repeat("n", 253)), testParentRef(), pathPrefix("/foo"), 0), "http." + strings.Repeat("s", 63) + "-" + strings.Repeat("n", 149) + ".cp1fbfa93f.pr4557fd4c.5cff32e8.m00"},
+		{"gRPC route, empty match", RouteNameForGRPCRouteMatch(testCP, grpcRoute, nil, gwv1.GRPCRouteMatch{}, 0, 0), "grpc.default-grpc-route.cp1fbfa93f.8beb1fa4.r00.m00"},
+		{"HTTP target", TargetName(upstream, "10.0.0.1", 8080, &targetRef), "http.default-http-backend-8080.1.cp1fbfa93f.29652d0c.bb0118c8"},
+		{"gRPC target", TargetName("grpc.default-http-backend-8080.1.cp1fbfa93f.b6d9a138", "10.0.0.1", 8080, &grpcTargetRef), "grpc.default-http-backend-8080.1.cp1fbfa93f.b6d9a138.44707390"},
+		{"TCP target", TargetName("tcp.default-tcp-backend-443.1.cp1fbfa93f.e8e7532f", "10.0.0.2", 443, &plainTargetRef), "tcp.default-tcp-backend-443.1.cp1fbfa93f.e8e7532f.63d3738d"},
+		{"target of a long upstream", TargetName(strings.Repeat("a", 250), "10.0.0.1", 8080, &targetRef), "ngnd65edce5fee0e3a0"},
+		{"plugin", plugin, "default.request-transformer.5c69e6e8"},
+		{"one filter, merged", PluginNameForHTTPRouteFilters([]gwv1.HTTPRouteFilter{headerModifier}, "default", "request-transformer"), "default.request-transformer.5c69e6e8"},
+		{"merged filters", PluginNameForHTTPRouteFilters([]gwv1.HTTPRouteFilter{urlRewrite, headerModifier}, "default", "request-transformer"), "default.request-transformer.f4f77aae"},
+		{"merged filters reordered", PluginNameForHTTPRouteFilters([]gwv1.HTTPRouteFilter{headerModifier, urlRewrite}, "default", "request-transformer"), "default.request-transformer.ae5729fa"},
+		{"gRPC filter plugin", PluginNameForGRPCRouteFilter(gwv1.GRPCRouteFilter{Type: gwv1.GRPCRouteFilterRequestHeaderModifier, RequestHeaderModifier: headerModifier.RequestHeaderModifier}, "default", "request-transformer"), "default.request-transformer.2328f3d0"},
+		{"request-termination plugin", termination, "http.default-http-backend-8080.1.cp1fbfa93f.bnfa610931f.29652d0c.request-termination"},
+		{"request-termination binding", PluginBindingName(bnf, termination), "http.default-http-backend-8080.1.cp1fbfa93f.bnfa610931f.29652d0c.http.default-http-backend-8080.1.cp1fbfa93f.bnfa610931f.29652d0c.request-termination"},
+		{"route binding", PluginBindingName(kongRoute, plugin), "http.default-http-route.cp1fbfa93f.pr4557fd4c.5cff32e8.m02.default.request-transformer.5c69e6e8"},
+		{"long binding", PluginBindingName(strings.Repeat("r", 200), strings.Repeat("p", 60)), "ngnd5488ee27803bb09"},
+		{"long service plugin", PluginNameForService(strings.Repeat("s", 240), RequestTerminationPlugin), "ngn1f8aa4652a45869b"},
+		// Derived from v2.1.0-alpha.0.
+		{"legacy upstream", LegacyUpstreamName(testCP, echoRule), "cp1fbfa93f.b65e58a8"},
+		{"legacy service", LegacyServiceName(testCP, echoRule), "http.cp1fbfa93f.b65e58a8"},
+		{"legacy route", LegacyRouteName(testCP, echo, echoRule), "http.default-httproute-echo.cp1fbfa93f.1b69eced"},
+		{"legacy plugin", LegacyPluginName(headerModifier), "pl5c69e6e8"},
+		{"legacy binding", PluginBindingName(LegacyRouteName(testCP, echo, echoRule), LegacyPluginName(headerModifier)), "http.default-httproute-echo.cp1fbfa93f.1b69eced.pl5c69e6e8"},
+		{"legacy target", TargetName(LegacyUpstreamName(testCP, echoRule), "10.0.0.1", 8080, &echoRef), "cp1fbfa93f.b65e58a8.8ae414c4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PluginNameFor(tt.plugin, []byte(tt.config))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("PluginNameFor(%q, %s) error = %v, want error %v", tt.plugin, tt.config, err, tt.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			if (got == base) != tt.same {
-				t.Errorf("PluginNameFor(%q, %s) = %q, base %q; want equal %v", tt.plugin, tt.config, got, base, tt.same)
+			if tt.got != tt.want {
+				t.Errorf("got  %q\nwant %q", tt.got, tt.want)
 			}
 		})
 	}
-	none, _ := PluginNameFor("cors", nil)
-	for _, c := range []string{"", " ", "null", " null\n"} {
-		if got, err := PluginNameFor("cors", []byte(c)); err != nil || got != none {
-			t.Errorf("PluginNameFor(cors, %q) = %q, %v; want %q like no config", c, got, err, none)
-		}
-	}
-	if empty, _ := PluginNameFor("cors", []byte("{}")); empty == none {
-		t.Errorf("config {} and no config share %q", none)
-	}
-}
-
-func TestPluginBindingName(t *testing.T) {
-	if got := PluginBindingName("ns-r.cp1.2", "pl3"); got != "ns-r.cp1.2.pl3" {
-		t.Errorf("PluginBindingName = %q", got)
-	}
-	tests := []struct {
-		name, route, plugin string
-	}{
-		{"generated route with a long prefix", strings.Repeat("p", 240) + ".cp0000abcd.12345678", "pl12345678"},
-		{"other route", strings.Repeat("r", 250), "pl12345678"},
-		{"route ends in a separator after the cut", strings.Repeat("r", 241) + "." + strings.Repeat("r", 10), "pl12345678"},
-		{"long plugin", "r", strings.Repeat("l", 300)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := PluginBindingName(tt.route, tt.plugin)
-			if len(got) > MaxNameLen {
-				t.Errorf("len = %d", len(got))
-			}
-			if errs := validation.IsDNS1123Subdomain(got); len(errs) != 0 {
-				t.Errorf("%q is not a DNS-1123 subdomain: %v", got, errs)
-			}
-			if rp, ok := ParseRouteName(tt.route); ok {
-				p, ok := ParsePluginBindingName(got)
-				if !ok {
-					t.Fatalf("ParsePluginBindingName(%q) failed", got)
-				}
-				if p.RouteParts.ControlPlane != rp.ControlPlane || p.RouteParts.Matches != rp.Matches || p.Plugin != tt.plugin {
-					t.Errorf("the cut lost a hash: %+v", p)
-				}
-			}
-		})
-	}
-}
-
-// TestDistinct generates names for many distinct inputs and checks that
-// none collide (with 32-bit hashes, a collision among these is unlikely
-// enough, and the inputs are fixed).
-func TestDistinct(t *testing.T) {
-	seen := map[string]string{}
-	add := func(name, input string) {
-		t.Helper()
-		if prev, ok := seen[name]; ok {
-			t.Fatalf("%s and %s share the name %q", prev, input, name)
-		}
-		seen[name] = input
-	}
-	for i := range 40 {
-		for j := range 40 {
-			ns, n := fmt.Sprintf("n%d", i), fmt.Sprintf("r%d", j)
-			r := route(ns, n, gwv1.HTTPRouteRule{
-				Matches:     []gwv1.HTTPRouteMatch{pathPrefix(fmt.Sprintf("/%d", j))},
-				BackendRefs: []gwv1.HTTPBackendRef{backend(fmt.Sprintf("s%d", i), int32(j+1))},
-			})
-			rule := &r.Spec.Rules[0]
-			add(RouteName(testCP, r, rule), "route "+ns+"/"+n)
-			up := ServiceName(testCP, r, rule)
-			add(up, "service "+ns+"/"+n)
-			add(TargetName("cp1.2", r, &rule.BackendRefs[0], fmt.Sprintf("10.0.%d.%d", i, j), 80), "target "+ns+"/"+n)
-			f := gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: &gwv1.HTTPURLRewriteFilter{Hostname: ptr(gwv1.PreciseHostname(ns + "." + n))}}
-			add(PluginName(&f), "filter "+ns+"/"+n)
-		}
-	}
-}
-
-func TestGeneratorsAllocateOnce(t *testing.T) {
-	r := route("default", "httproute-echo", gwv1.HTTPRouteRule{
-		Matches:     []gwv1.HTTPRouteMatch{pathPrefix("/echo"), {Headers: []gwv1.HTTPHeaderMatch{{Name: "x", Value: "1"}, {Name: "a", Value: "2"}}}},
-		BackendRefs: []gwv1.HTTPBackendRef{backend("b", 80), backend("a", 80)},
-		Filters:     []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gwv1.HTTPRequestRedirectFilter{Scheme: ptr("https")}}},
-	})
-	rule := &r.Spec.Rules[0]
-	config := []byte(`{"b":[1,2],"a":{"y":"z"}}`)
-	tests := map[string]func(){
-		"RouteName":         func() { RouteName(testCP, r, rule) },
-		"ServiceName":       func() { ServiceName(testCP, r, rule) },
-		"TargetName":        func() { TargetName("cp1.2", r, &rule.BackendRefs[0], "10.0.0.1", 80) },
-		"PluginName":        func() { PluginName(&rule.Filters[0]) },
-		"PluginNameFor":     func() { PluginNameFor("x", config) },
-		"PluginBindingName": func() { PluginBindingName("a.cp1.2", "pl3") },
-	}
-	for name, f := range tests {
-		if n := testing.AllocsPerRun(50, f); n > 1 {
-			t.Errorf("%s allocates %v times, want at most 1", name, n)
-		}
-	}
-}
-
-func FuzzRouteName(f *testing.F) {
-	f.Add("default", "httproute-echo", "/echo", "x-a", "1", "10.0.0.1", int32(80), "cors", `{"a":1}`)
-	f.Add(strings.Repeat("n", 63), strings.Repeat("a.", 126)+"a", "", "", "", "::1", int32(0), "", "")
-	f.Add("a", "b", "\xff", "\n", "\u2028", "fe80::1%eth0", int32(-1), "p", "[")
-	f.Fuzz(func(t *testing.T, namespace, name, path, header, value, ip string, port int32, plugin, config string) {
-		r := route(namespace, name, gwv1.HTTPRouteRule{
-			Matches:     []gwv1.HTTPRouteMatch{pathPrefix(path), {Headers: []gwv1.HTTPHeaderMatch{{Name: gwv1.HTTPHeaderName(header), Value: value}}}},
-			BackendRefs: []gwv1.HTTPBackendRef{backend(value, port), backend(header, port)},
-			Filters:     []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterRequestHeaderModifier, RequestHeaderModifier: &gwv1.HTTPHeaderFilter{Remove: []string{value}}}},
-		})
-		rule := &r.Spec.Rules[0]
-		rn := RouteName(ip, r, rule)
-		up := ServiceName(ip, r, rule)
-		tn := TargetName(up, r, &rule.BackendRefs[0], ip, port)
-		pn := PluginName(&rule.Filters[0])
-		bn := PluginBindingName(rn, pn)
-		pn2, err := PluginNameFor(plugin, []byte(config))
-		if err == nil {
-			if _, ok := ParsePluginName(pn2); !ok {
-				t.Errorf("ParsePluginName(%q) failed", pn2)
-			}
-		}
-		if rn != RouteName(ip, r, rule) || up != ServiceName(ip, r, rule) {
-			t.Fatalf("names are not deterministic")
-		}
-		if p, ok := ParseServiceName(up); !ok || "cp"+p.ControlPlane+"."+p.BackendRefs != up {
-			t.Errorf("ParseServiceName(%q) = %+v, %v", up, p, ok)
-		}
-		if p, ok := ParseTargetName(tn); !ok || p.Upstream != up || p.Upstream+"."+p.Target != tn {
-			t.Errorf("ParseTargetName(%q) = %+v, %v", tn, p, ok)
-		}
-		if h, ok := ParsePluginName(pn); !ok || "pl"+h != pn {
-			t.Errorf("ParsePluginName(%q) = %q, %v", pn, h, ok)
-		}
-		// The remaining guarantees hold for valid routes: make the inputs
-		// valid rather than wait for the fuzzer to find valid ones.
-		r.Namespace = dnsName(namespace, false, 63)
-		r.Name = dnsName(name, true, 253)
-		if errs := append(validation.IsDNS1123Label(r.Namespace), validation.IsDNS1123Subdomain(r.Name)...); len(errs) != 0 {
-			t.Fatalf("dnsName made an invalid route %s/%s: %v", r.Namespace, r.Name, errs)
-		}
-		rn = RouteName(ip, r, rule)
-		up = ServiceName(ip, r, rule)
-		tn = TargetName(up, r, &rule.BackendRefs[0], ip, port)
-		bn = PluginBindingName(rn, pn)
-		for _, n := range []string{rn, up, tn, pn, bn} {
-			if len(n) > MaxNameLen || len(validation.IsDNS1123Subdomain(n)) != 0 {
-				t.Errorf("%q (%d characters) is not a valid name", n, len(n))
-			}
-		}
-		p, ok := ParseRouteName(rn)
-		if !ok || p.Prefix+".cp"+p.ControlPlane+"."+p.Matches != rn {
-			t.Errorf("ParseRouteName(%q) = %+v, %v", rn, p, ok)
-		}
-		if b, ok := ParsePluginBindingName(bn); !ok || b.Route != rn || b.Plugin != pn {
-			t.Errorf("ParsePluginBindingName(%q) = %+v, %v", bn, b, ok)
-		}
-	})
-}
-
-// dnsName maps s onto a valid DNS-1123 label (or subdomain, with dots) of
-// at most limit characters, keeping its length and shape where it can.
-func dnsName(s string, dots bool, limit int) string {
-	const chars = "abcdefghijklmnopqrstuvwxyz0123456789-."
-	n := len(chars)
-	if !dots {
-		n--
-	}
-	b := make([]byte, 0, len(s)+1)
-	for i := 0; i < len(s); i++ {
-		b = append(b, chars[int(s[i])%n])
-	}
-	b = b[:min(len(b), limit)]
-	// Labels must start and end alphanumeric.
-	for i := range b {
-		atStart := i == 0 || b[i-1] == '.'
-		atEnd := i == len(b)-1 || b[i+1] == '.'
-		if (b[i] == '-' || b[i] == '.') && (atStart || atEnd) {
-			b[i] = 'x'
-		}
-	}
-	if len(b) == 0 {
-		return "x"
-	}
-	return string(b)
 }

@@ -2,57 +2,53 @@ package kong
 
 import "strings"
 
-// The recognisers accept hashes of 1 to 8 lower-case hex digits, as Kong's
-// operator renders them without zero padding; the generators write 8. They
-// return substrings of their input and never allocate.
-
-// RouteNameParts are the parts of a generated KongRoute name
-// "<prefix>.cp<ControlPlane>.<Matches>".
-type RouteNameParts struct {
-	// Prefix is the readable "<namespace>-<name>" part, possibly cut.
-	Prefix string
-	// ControlPlane is the hex hash of the control plane.
-	ControlPlane string
-	// Matches is the hex hash of the rule's matches and route.
-	Matches string
-}
+// The recognisers accept the names of every scheme the operator has
+// shipped (docs/kong-names.md lists them): hashes of 1 to 8 lower-case hex
+// digits (the operator does not pad them), the readable part possibly cut.
+// They return substrings of their input, never allocate and never panic.
 
 // ServiceNameParts are the parts of a generated KongService or
-// KongUpstream name "cp<ControlPlane>.<BackendRefs>".
+// KongUpstream name "[<Readable>.]cp<ControlPlane>[.bnf<BackendNotFound>].<Hash>".
 type ServiceNameParts struct {
+	// Readable is "<proto>[.<backend>.<count>]", possibly cut, or empty
+	// (v2.1.0-alpha.0 upstreams).
+	Readable        string
+	ControlPlane    string
+	BackendNotFound string
+	Hash            string
+}
+
+// RouteNameParts are the parts of a generated KongRoute name
+// "<Readable>.cp<ControlPlane>[.pr<ParentRef>].<Hash>[.r<Rule>][.m<Match>]".
+type RouteNameParts struct {
+	// Readable is "[<proto>.]<namespace>-<name>", possibly cut.
+	Readable     string
 	ControlPlane string
-	BackendRefs  string
+	ParentRef    string
+	Hash         string
+	Rule         string
+	Match        string
 }
 
 // TargetNameParts are the parts of a generated KongTarget name
-// "<Upstream>.<Target>".
+// "<Upstream>.<Hash>".
 type TargetNameParts struct {
-	// Upstream is the generated upstream name, split in UpstreamParts.
-	Upstream      string
-	UpstreamParts ServiceNameParts
-	// Target is the hex hash of the backend reference and endpoint.
-	Target string
+	Upstream string
+	Hash     string
 }
 
 // PluginBindingNameParts are the parts of a generated KongPluginBinding
-// name "<Route>.<Plugin>".
+// name "<Target>.<Plugin>": Target a generated KongRoute or KongService
+// name, Plugin a generated KongPlugin name.
 type PluginBindingNameParts struct {
-	Route      string
-	RouteParts RouteNameParts
-	Plugin     string
-	// PluginHash is the hex hash in Plugin.
-	PluginHash string
+	Target string
+	Plugin string
 }
 
-// isHash reports whether s is 1 to 8 lower-case hex digits.
-func isHash(s string) bool {
-	if len(s) == 0 || len(s) > hashLen {
+func isHexN(s string, n int) bool {
+	if len(s) == 0 || len(s) > n {
 		return false
 	}
-	return isHexDigits(s)
-}
-
-func isHexDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
@@ -61,125 +57,176 @@ func isHexDigits(s string) bool {
 	return true
 }
 
-// markedHash returns the hash after marker ("cp" or "pl") in label.
-func markedHash(label, marker string) (string, bool) {
-	h, ok := strings.CutPrefix(label, marker)
+// isHash reports whether s is a Hash32: 1 to 8 lower-case hex digits.
+func isHash(s string) bool { return isHexN(s, 8) }
+
+// marked returns the hash after prefix in label.
+func marked(label, prefix string) (string, bool) {
+	h, ok := strings.CutPrefix(label, prefix)
 	return h, ok && isHash(h)
 }
 
-// claimsMarker reports whether label is marker followed by any number of
-// hex digits: the label that says a name is meant to be generated, even
-// when the hash is too long.
-func claimsMarker(label, marker string) bool {
-	h, ok := strings.CutPrefix(label, marker)
-	return ok && len(h) > 0 && isHexDigits(h)
-}
-
-// ParseRouteName splits a KongRoute name of the generated shape
-// "<prefix>.cp<hex>.<hex>". The prefix must not be empty nor end in '.' or
-// '-', which the generator trims.
-func ParseRouteName(s string) (RouteNameParts, bool) {
-	last := strings.LastIndexByte(s, '.')
-	if last < 0 || !isHash(s[last+1:]) {
-		return RouteNameParts{}, false
+// isIndex reports whether label is prefix and at least two decimal digits,
+// as "%02d" writes a non-negative index.
+func isIndex(label, prefix string) bool {
+	d, ok := strings.CutPrefix(label, prefix)
+	if !ok || len(d) < 2 {
+		return false
 	}
-	prev := strings.LastIndexByte(s[:last], '.')
-	if prev <= 0 || s[prev-1] == '.' || s[prev-1] == '-' {
-		return RouteNameParts{}, false
-	}
-	cp, ok := markedHash(s[prev+1:last], "cp")
-	if !ok {
-		return RouteNameParts{}, false
-	}
-	return RouteNameParts{Prefix: s[:prev], ControlPlane: cp, Matches: s[last+1:]}, true
-}
-
-// ParseServiceName splits a KongService or KongUpstream name of the
-// generated shape "cp<hex>.<hex>".
-func ParseServiceName(s string) (ServiceNameParts, bool) {
-	label, rest, ok := strings.Cut(s, ".")
-	if !ok || !isHash(rest) {
-		return ServiceNameParts{}, false
-	}
-	cp, ok := markedHash(label, "cp")
-	if !ok {
-		return ServiceNameParts{}, false
-	}
-	return ServiceNameParts{ControlPlane: cp, BackendRefs: rest}, true
-}
-
-// ParseUpstreamName is ParseServiceName: the names are the same.
-func ParseUpstreamName(s string) (ServiceNameParts, bool) { return ParseServiceName(s) }
-
-// ParseTargetName splits a KongTarget name of the generated shape
-// "cp<hex>.<hex>.<hex>".
-func ParseTargetName(s string) (TargetNameParts, bool) {
-	last := strings.LastIndexByte(s, '.')
-	if last < 0 || !isHash(s[last+1:]) {
-		return TargetNameParts{}, false
-	}
-	up, ok := ParseServiceName(s[:last])
-	if !ok {
-		return TargetNameParts{}, false
-	}
-	return TargetNameParts{Upstream: s[:last], UpstreamParts: up, Target: s[last+1:]}, true
-}
-
-// ParsePluginName returns the hash of a KongPlugin name of the generated
-// shape "pl<hex>".
-func ParsePluginName(s string) (hash string, ok bool) {
-	return markedHash(s, "pl")
-}
-
-// ParsePluginBindingName splits a KongPluginBinding name of the generated
-// shape "<route>.pl<hex>", where route is a generated KongRoute name. The
-// split is unambiguous: the plugin is the last label.
-func ParsePluginBindingName(s string) (PluginBindingNameParts, bool) {
-	last := strings.LastIndexByte(s, '.')
-	if last < 0 {
-		return PluginBindingNameParts{}, false
-	}
-	ph, ok := ParsePluginName(s[last+1:])
-	if !ok {
-		return PluginBindingNameParts{}, false
-	}
-	rp, ok := ParseRouteName(s[:last])
-	if !ok {
-		return PluginBindingNameParts{}, false
-	}
-	return PluginBindingNameParts{Route: s[:last], RouteParts: rp, Plugin: s[last+1:], PluginHash: ph}, true
-}
-
-// The claims below decide which names must have a generated shape: a name
-// claims it when the label that carries the kind's marker is the marker
-// followed by hex digits, however many.
-
-// claimsRoute: any label is "cp<hex>".
-func claimsRoute(s string) bool {
-	for s != "" {
-		var label string
-		label, s, _ = strings.Cut(s, ".")
-		if claimsMarker(label, "cp") {
-			return true
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
 		}
+	}
+	return true
+}
+
+// cutLast splits s at its last dot: the part before and the last label.
+func cutLast(s string) (rest, label string, ok bool) {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return "", s, false
+	}
+	return s[:i], s[i+1:], true
+}
+
+func isProto(label string) bool {
+	switch label {
+	case protoHTTP, protoGRPC, protoTLS, protoTCP, protoUDP:
+		return true
 	}
 	return false
 }
 
-// claimsService (KongService, KongUpstream and KongTarget): the first label
-// is "cp<hex>".
-func claimsService(s string) bool {
-	label, _, _ := strings.Cut(s, ".")
-	return claimsMarker(label, "cp")
+// ParseServiceName splits a KongService or KongUpstream name of a
+// generated shape: "cp<hex>.<hex>" (v2.1.0-alpha.0 upstream, and the
+// seed's), "http.cp<hex>.<hex>" (v2.1.0-alpha.0 service), and
+// "<proto>[.<backend>.<count>].cp<hex>[.bnf<hex>].<hex>" (since v2.1.0).
+func ParseServiceName(s string) (ServiceNameParts, bool) {
+	var p ServiceNameParts
+	rest, last, ok := cutLast(s)
+	if !ok || !isHash(last) {
+		return p, false
+	}
+	p.Hash = last
+	rest, label, more := cutLast(rest)
+	if h, ok := marked(label, backendNotFoundPrefx); ok && more {
+		p.BackendNotFound = h
+		rest, label, more = cutLast(rest)
+	}
+	cp, ok := marked(label, cpPrefix)
+	if !ok {
+		return ServiceNameParts{}, false
+	}
+	p.ControlPlane = cp
+	if !more {
+		return p, p.BackendNotFound == ""
+	}
+	first, _, _ := strings.Cut(rest, ".")
+	if !isProto(first) {
+		return ServiceNameParts{}, false
+	}
+	p.Readable = rest
+	return p, true
 }
 
-// claimsPlugin: the name is "pl<hex>".
-func claimsPlugin(s string) bool {
-	return claimsMarker(s, "pl")
+// ParseUpstreamName is ParseServiceName: a generated KongUpstream has the
+// name of its KongService.
+func ParseUpstreamName(s string) (ServiceNameParts, bool) { return ParseServiceName(s) }
+
+// ParseRouteName splits a KongRoute name of a generated shape:
+// "<namespace>-<name>.cp<hex>.<hex>" (the seed's),
+// "http.<namespace>-<name>.cp<hex>.<hex>" (v2.1.0-alpha.0 to v2.1),
+// "<proto>.<namespace>-<name>.cp<hex>[.pr<hex>].<hex>[.r<NN>][.m<NN>]"
+// (since v2.2). The readable part must not be empty.
+func ParseRouteName(s string) (RouteNameParts, bool) {
+	var p RouteNameParts
+	rest, label, ok := cutLast(s)
+	if ok && isIndex(label, "m") {
+		p.Match = label
+		rest, label, ok = cutLast(rest)
+		if ok && isIndex(label, "r") {
+			p.Rule = label
+			rest, label, ok = cutLast(rest)
+		}
+	}
+	if !ok || !isHash(label) {
+		return RouteNameParts{}, false
+	}
+	p.Hash = label
+	rest, label, ok = cutLast(rest)
+	if h, isPR := marked(label, parentRefPrefix); isPR && ok {
+		p.ParentRef = h
+		rest, label, ok = cutLast(rest)
+	}
+	cp, isCP := marked(label, cpPrefix)
+	if !ok || !isCP || rest == "" {
+		return RouteNameParts{}, false
+	}
+	p.ControlPlane, p.Readable = cp, rest
+	return p, true
 }
 
-// claimsPluginBinding: the last label is "pl<hex>", or the rest claims to be
-// a route name.
-func claimsPluginBinding(s string) bool {
-	return claimsMarker(s[strings.LastIndexByte(s, '.')+1:], "pl") || claimsRoute(s)
+// ParseTargetName splits a KongTarget name of the generated shape
+// "<upstream>.<hex>", upstream a generated KongUpstream name.
+func ParseTargetName(s string) (TargetNameParts, bool) {
+	rest, last, ok := cutLast(s)
+	if !ok || !isHash(last) {
+		return TargetNameParts{}, false
+	}
+	if _, ok := ParseUpstreamName(rest); !ok {
+		return TargetNameParts{}, false
+	}
+	return TargetNameParts{Upstream: rest, Hash: last}, true
+}
+
+// IsPluginName reports whether s has a generated KongPlugin shape:
+// "pl<hex>" (v2.1.0-alpha.0), "<type>.<hex>" (v2.1.0-beta.0),
+// "<namespace>.<type>.<hex>" (since v2.1.0), "<service>.<type>" (a
+// service's plugin, since v2.1.8) or "ngn<hex>" (too long).
+func IsPluginName(s string) bool {
+	if _, ok := marked(s, "pl"); ok {
+		return true
+	}
+	if h, ok := strings.CutPrefix(s, fallbackPrefix); ok && isHexN(h, 16) {
+		return true
+	}
+	rest, last, ok := cutLast(s)
+	if !ok || last == "" || rest == "" {
+		return false
+	}
+	if isHash(last) {
+		// "<type>" or "<namespace>.<type>"
+		return strings.Count(rest, ".") <= 1 && !strings.HasPrefix(rest, ".") && !strings.HasSuffix(rest, ".")
+	}
+	_, ok = ParseServiceName(rest)
+	return ok
+}
+
+// ParsePluginBindingName splits a KongPluginBinding name of the generated
+// shape "<target>.<plugin>", target a generated KongRoute or KongService
+// name and plugin a generated KongPlugin name. Where several splits fit,
+// the one with the shortest plugin is returned. Names longer than
+// MaxNameLen are never generated ones.
+func ParsePluginBindingName(s string) (PluginBindingNameParts, bool) {
+	if len(s) > MaxNameLen {
+		// No generated name is longer; the bound keeps the search linear.
+		return PluginBindingNameParts{}, false
+	}
+	for i := len(s) - 1; i > 0; i-- {
+		if s[i] != '.' {
+			continue
+		}
+		target, plugin := s[:i], s[i+1:]
+		if !IsPluginName(plugin) {
+			continue
+		}
+		if _, ok := ParseRouteName(target); ok {
+			return PluginBindingNameParts{Target: target, Plugin: plugin}, true
+		}
+		if _, ok := ParseServiceName(target); ok {
+			return PluginBindingNameParts{Target: target, Plugin: plugin}, true
+		}
+	}
+	return PluginBindingNameParts{}, false
 }

@@ -3,121 +3,112 @@ package kong
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The validators check the name of a Kong object against SPEC §5: a name
-// that claims the generated shape must have it, and the relations between
-// the name and the object's own fields must hold. They take plain strings
-// so that the webhook only maps object fields to values and p, the path of
-// the name (metadata.name). A name that does not claim the generated shape
-// is left alone: users may name their own objects freely.
+// The validators take plain strings, so that the webhook only maps object
+// fields to values, and p, the path of the name (metadata.name). They deny
+// only what no scheme of the operator produces: a name that is not a
+// DNS-1123 subdomain, and a name that breaks a relation with the object's
+// own fields. A name whose shape is ambiguous is accepted: a false denial
+// blocks the operator, a missed check costs nothing.
 
-const (
-	routeShape   = "<namespace>-<name>.cp<hash>.<hash>"
-	serviceShape = "cp<hash>.<hash>"
-	targetShape  = "cp<hash>.<hash>.<hash>"
-	pluginShape  = "pl<hash>"
-	bindingShape = "<namespace>-<name>.cp<hash>.<hash>.pl<hash>"
-)
-
-func shapeError(p *field.Path, name, kind, shape string) *field.Error {
-	return field.Invalid(p, name, fmt.Sprintf("looks like a generated %s name but is not of the shape %s, each hash 1 to 8 lower-case hex digits", kind, shape))
-}
-
-// ValidateRouteName checks a KongRoute name: one with a "cp<hex>" label
-// must be of the generated shape.
-func ValidateRouteName(name string, p *field.Path) field.ErrorList {
-	if !claimsRoute(name) {
-		return nil
-	}
-	if _, ok := ParseRouteName(name); !ok {
-		return field.ErrorList{shapeError(p, name, "KongRoute", routeShape)}
-	}
-	return nil
-}
-
-// ValidateServiceName checks a KongService name against its host
-// (spec.host): a name starting with a "cp<hex>" label must be of the
-// generated shape, and when host is a generated upstream name the service
-// must be named after it.
-func ValidateServiceName(name, host string, p *field.Path) field.ErrorList {
+// validateSubdomain reports a name that is not a DNS-1123 subdomain.
+func validateSubdomain(name string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if claimsService(name) {
-		if _, ok := ParseServiceName(name); !ok {
-			errs = append(errs, shapeError(p, name, "KongService", serviceShape))
-		}
-	}
-	if _, ok := ParseUpstreamName(host); ok && name != host {
-		errs = append(errs, field.Invalid(p, name, fmt.Sprintf("must equal the service's host %q, a generated KongUpstream name", host)))
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		errs = append(errs, field.Invalid(p, name, msg))
 	}
 	return errs
 }
 
-// ValidateUpstreamName checks a KongUpstream name: one starting with a
-// "cp<hex>" label must be of the generated shape.
+// ValidateRouteName checks a KongRoute name: a DNS-1123 subdomain.
+func ValidateRouteName(name string, p *field.Path) field.ErrorList {
+	return validateSubdomain(name, p)
+}
+
+// ValidateUpstreamName checks a KongUpstream name: a DNS-1123 subdomain.
 func ValidateUpstreamName(name string, p *field.Path) field.ErrorList {
-	if claimsService(name) {
-		if _, ok := ParseUpstreamName(name); !ok {
-			return field.ErrorList{shapeError(p, name, "KongUpstream", serviceShape)}
-		}
+	return validateSubdomain(name, p)
+}
+
+// ValidatePluginName checks a KongPlugin name: a DNS-1123 subdomain.
+func ValidatePluginName(name string, p *field.Path) field.ErrorList {
+	return validateSubdomain(name, p)
+}
+
+// ValidateServiceName checks a KongService name against its host
+// (spec.host): a DNS-1123 subdomain, and when host is a generated upstream
+// name, the name the operator gives a KongService of that upstream (see
+// IsServiceOfUpstream).
+func ValidateServiceName(name, host string, p *field.Path) field.ErrorList {
+	if errs := validateSubdomain(name, p); errs != nil {
+		return errs
+	}
+	if _, ok := ParseUpstreamName(host); ok && !IsServiceOfUpstream(name, host) {
+		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must equal the service's host %q, a generated KongUpstream name", host))}
 	}
 	return nil
 }
 
+// IsServiceOfUpstream reports whether a KongService named name may have
+// the generated upstream name upstream as its host: the operator names it
+// after the upstream (since v2.1.0), "http." and the upstream
+// (v2.1.0-alpha.0), or, for a backend-not-found service, the upstream's
+// control plane and hash with a "bnf" hash between them and the readable
+// part possibly cut shorter.
+func IsServiceOfUpstream(name, upstream string) bool {
+	if name == upstream || len(name) == len(protoHTTP)+1+len(upstream) && name[:len(protoHTTP)+1] == protoHTTP+"." && name[len(protoHTTP)+1:] == upstream {
+		return true
+	}
+	s, ok := ParseServiceName(name)
+	if !ok || s.BackendNotFound == "" {
+		return false
+	}
+	u, _ := ParseUpstreamName(upstream)
+	return u.BackendNotFound == "" && s.ControlPlane == u.ControlPlane && s.Hash == u.Hash &&
+		len(s.Readable) <= len(u.Readable) && u.Readable[:len(s.Readable)] == s.Readable
+}
+
 // ValidateTargetName checks a KongTarget name against the name of its
-// upstream (spec.upstreamRef.name): a name starting with a "cp<hex>" label
-// must be of the generated shape and start with the upstream's name and a
-// dot.
+// upstream (spec.upstreamRef.name): a DNS-1123 subdomain, and a name of
+// the generated shape "<upstream>.<hash>" must be under its own upstream.
 func ValidateTargetName(name, upstream string, p *field.Path) field.ErrorList {
-	if !claimsService(name) {
-		return nil
+	if errs := validateSubdomain(name, p); errs != nil {
+		return errs
 	}
-	parts, ok := ParseTargetName(name)
-	if !ok {
-		return field.ErrorList{shapeError(p, name, "KongTarget", targetShape)}
-	}
-	if parts.Upstream != upstream {
+	if t, ok := ParseTargetName(name); ok && t.Upstream != upstream {
 		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must start with the name of its upstream %q and a dot", upstream))}
 	}
 	return nil
 }
 
-// ValidatePluginName checks a KongPlugin name: one that is "pl" and hex
-// digits must have 1 to 8 of them.
-func ValidatePluginName(name string, p *field.Path) field.ErrorList {
-	if claimsPlugin(name) {
-		if _, ok := ParsePluginName(name); !ok {
-			return field.ErrorList{shapeError(p, name, "KongPlugin", pluginShape)}
-		}
-	}
-	return nil
-}
-
 // ValidatePluginBindingName checks a KongPluginBinding name against the
-// names of the route and plugin it binds (spec.targets.routeRef.name and
-// spec.pluginRef.name): a name whose last label is "pl<hex>", or that has a
-// "cp<hex>" label, must be of the generated shape and equal
-// PluginBindingName(route, plugin).
-func ValidatePluginBindingName(name, route, plugin string, p *field.Path) field.ErrorList {
-	if !claimsPluginBinding(name) {
+// names of what it binds: target, the KongRoute or KongService
+// (spec.targets.routeRef.name or serviceRef.name), and plugin
+// (spec.pluginRef.name). The name must be a DNS-1123 subdomain, and a name
+// of the generated shape "<route or service>.<plugin>" must be
+// PluginBindingName(target, plugin).
+func ValidatePluginBindingName(name, target, plugin string, p *field.Path) field.ErrorList {
+	if errs := validateSubdomain(name, p); errs != nil {
+		return errs
+	}
+	if IsPluginBindingName(name, target, plugin) {
 		return nil
 	}
-	if _, ok := ParsePluginBindingName(name); !ok {
-		return field.ErrorList{shapeError(p, name, "KongPluginBinding", bindingShape)}
-	}
-	if !isBindingName(name, route, plugin) {
-		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must be the name of its route, a dot and the name of its plugin: %q", PluginBindingName(route, plugin)))}
+	if _, ok := ParsePluginBindingName(name); ok {
+		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must be the name of its route or service, a dot and the name of its plugin: %q", PluginBindingName(target, plugin)))}
 	}
 	return nil
 }
 
-// isBindingName reports whether name == PluginBindingName(route, plugin),
-// without building the name when it needs no cut.
-func isBindingName(name, route, plugin string) bool {
-	if len(route)+1+len(plugin) > MaxNameLen {
-		return name == PluginBindingName(route, plugin)
+// IsPluginBindingName reports whether name == PluginBindingName(target,
+// plugin), without building the name when it needs no fallback.
+func IsPluginBindingName(name, target, plugin string) bool {
+	if len(target)+1+len(plugin) > MaxNameLen {
+		return name == PluginBindingName(target, plugin)
 	}
-	return len(name) == len(route)+1+len(plugin) &&
-		name[:len(route)] == route && name[len(route)] == '.' && name[len(route)+1:] == plugin
+	return len(name) == len(target)+1+len(plugin) &&
+		name[:len(target)] == target && name[len(target)] == '.' && name[len(target)+1:] == plugin
 }
