@@ -313,69 +313,100 @@ func TestValidator(t *testing.T) {
 		},
 		{
 			name: "KongService named after its generated upstream host",
-			req: request(admissionv1.Create, kongObj("KongService", "cp431ef96.5a7cc34c",
-				spec(obj{"host": "cp431ef96.5a7cc34c"})), nil),
+			req: request(admissionv1.Create, kongObj("KongService", "http.default-echo-8080.1.cp1fbfa93f.29652d0c",
+				spec(obj{"host": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			// Kong's operator: a rule whose backends give no target gets its own service.
+			name: "backend-not-found KongService of its upstream host",
+			req: request(admissionv1.Create, kongObj("KongService", "http.default-echo-8080.1.cp1fbfa93f.bnfa610931f.29652d0c",
+				spec(obj{"host": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			// Kong's operator v2.1.0-alpha.0 prefixed the upstream's name with "http.".
+			name: "v2.1.0-alpha.0 KongService of its upstream host",
+			req: request(admissionv1.Create, kongObj("KongService", "http.cp1fbfa93f.b65e58a8",
+				spec(obj{"host": "cp1fbfa93f.b65e58a8"})), nil),
 			allowed: true, code: 200,
 		},
 		{
 			name: "KongService not named after its generated upstream host",
 			req: request(admissionv1.Create, kongObj("KongService", "my-service",
-				spec(obj{"host": "cp431ef96.5a7cc34c"})), nil),
+				spec(obj{"host": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"})), nil),
 			code:   422,
-			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, `"cp431ef96.5a7cc34c"`}},
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, `"http.default-echo-8080.1.cp1fbfa93f.29652d0c"`}},
+		},
+		{
+			name: "KongTarget of its upstream",
+			req: request(admissionv1.Create, kongObj("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8",
+				spec(obj{"upstreamRef": map[string]any{"name": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"}})), nil),
+			allowed: true, code: 200,
 		},
 		{
 			name: "KongTarget of another upstream",
-			req: request(admissionv1.Create, kongObj("KongTarget", "cp431ef96.5a7cc34c.46cb9d28",
-				spec(obj{"upstreamRef": map[string]any{"name": "cp431ef96.00000000"}})), nil),
+			req: request(admissionv1.Create, kongObj("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8",
+				spec(obj{"upstreamRef": map[string]any{"name": "http.default-echo-8080.1.cp1fbfa93f.0"}})), nil),
 			code:   422,
 			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "upstream"}},
 		},
 		{
 			name: "KongPluginBinding of its route and plugin",
-			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-httproute-echo.cp431ef96.1b69eced.pl72ae1b9a",
-				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "default-httproute-echo.cp431ef96.1b69eced"}},
-					"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8",
+				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "http.default-echo.cp1fbfa93f.5cff32e8.m00"}},
+					"pluginRef": map[string]any{"name": "default.request-transformer.5c69e6e8"}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "KongPluginBinding of its service and plugin",
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.http.default-echo-8080.1.cp1fbfa93f.29652d0c.request-termination",
+				spec(obj{"targets": map[string]any{"serviceRef": map[string]any{"name": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"}},
+					"pluginRef": map[string]any{"name": "http.default-echo-8080.1.cp1fbfa93f.29652d0c.request-termination"}})), nil),
 			allowed: true, code: 200,
 		},
 		{
 			name: "KongPluginBinding of another plugin",
-			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-httproute-echo.cp431ef96.1b69eced.pl72ae1b9a",
-				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "default-httproute-echo.cp431ef96.1b69eced"}},
-					"pluginRef": map[string]any{"name": "pl00000000"}})), nil),
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8",
+				spec(obj{"targets": map[string]any{"routeRef": map[string]any{"name": "http.default-echo.cp1fbfa93f.5cff32e8.m00"}},
+					"pluginRef": map[string]any{"name": "default.cors.1"}})), nil),
 			code:   422,
-			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "pl00000000"}},
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "default.cors.1"}},
 		},
 		{
 			name: "KongPluginBinding with a generated name and no route",
-			req: request(admissionv1.Create, kongObj("KongPluginBinding", "default-echo.cp431ef96.1b69eced.pl72ae1b9a",
-				spec(obj{"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+			req: request(admissionv1.Create, kongObj("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8",
+				spec(obj{"pluginRef": map[string]any{"name": "default.request-transformer.5c69e6e8"}})), nil),
 			code:   422,
 			causes: []cause{{"spec.targets.routeRef.name", metav1.CauseTypeFieldValueRequired, "must bind a route"}},
 		},
 		{
 			name: "KongPluginBinding with a free name and no route",
 			req: request(admissionv1.Create, kongObj("KongPluginBinding", "my-binding",
-				spec(obj{"pluginRef": map[string]any{"name": "pl72ae1b9a"}})), nil),
+				spec(obj{"pluginRef": map[string]any{"name": "default.request-transformer.5c69e6e8"}})), nil),
 			allowed: true, code: 200,
 		},
 		{
 			name:   "KongTarget with a generated name and no upstream",
-			req:    request(admissionv1.Create, kongObj("KongTarget", "cp431ef96.5a7cc34c.46cb9d28", spec(obj{"target": "10.0.0.1:80"})), nil),
+			req:    request(admissionv1.Create, kongObj("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8", spec(obj{"target": "10.0.0.1:80"})), nil),
 			code:   422,
 			causes: []cause{{"spec.upstreamRef.name", metav1.CauseTypeFieldValueRequired, "must reference its upstream"}},
 		},
 		{
-			name:   "KongRoute claiming the generated shape",
-			req:    request(admissionv1.Create, kongObj("KongRoute", "default-echo.cp431ef96", nil), nil),
-			code:   422,
-			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "generated KongRoute"}},
+			name:    "KongRoute named by Kong's operator",
+			req:     request(admissionv1.Create, kongObj("KongRoute", "http.default-http-route.cp1fbfa93f.pr4557fd4c.5cff32e8.m02", nil), nil),
+			allowed: true, code: 200,
 		},
 		{
-			name:   "KongPlugin with a too long hash",
-			req:    request(admissionv1.Create, kongObj("KongPlugin", "pl123456789", obj{"plugin": "cors"}), nil),
+			name:   "KongRoute name not a DNS subdomain",
+			req:    request(admissionv1.Create, kongObj("KongRoute", "Default_Echo", nil), nil),
 			code:   422,
-			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "generated KongPlugin"}},
+			causes: []cause{{"metadata.name", metav1.CauseTypeFieldValueInvalid, "RFC 1123"}},
+		},
+		{
+			name:    "KongPlugin named by Kong's operator",
+			req:     request(admissionv1.Create, kongObj("KongPlugin", "default.request-transformer.5c69e6e8", obj{"plugin": "request-transformer"}), nil),
+			allowed: true, code: 200,
 		},
 		{
 			name: "KongUpstream named freely", req: request(admissionv1.Create, kongObj("KongUpstream", "my-upstream", nil), nil),
@@ -558,13 +589,9 @@ func TestMutator(t *testing.T) {
 	labels := map[string]string{naming.LabelMesh: "default", naming.LabelZone: "east"}
 	gen := kuma("MeshTimeout", "kuma-demo", "", labels, nil).with("generateName", "backend-")
 	plugin := kongObj("KongPlugin", "", obj{"plugin": "rate-limiting", "config": map[string]any{"minute": 5}}).with("generateName", "rl-")
-	pluginName, err := kong.PluginNameFor("rate-limiting", []byte(`{"minute":5}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	binding := kongObj("KongPluginBinding", "", spec(obj{
-		"targets":   map[string]any{"routeRef": map[string]any{"name": "default-echo.cp431ef96.1b69eced"}},
-		"pluginRef": map[string]any{"name": "pl72ae1b9a"}})).with("generateName", "binding-")
+		"targets":   map[string]any{"routeRef": map[string]any{"name": "http.default-echo.cp1fbfa93f.5cff32e8.m00"}},
+		"pluginRef": map[string]any{"name": "default.request-transformer.5c69e6e8"}})).with("generateName", "binding-")
 
 	tests := []struct {
 		name string
@@ -659,30 +686,23 @@ func TestMutator(t *testing.T) {
 			},
 		},
 		{
-			name: "KongPlugin named from type and config",
+			// A KongPlugin's name hashes the filter it was translated from, which it does not hold.
+			name: "KongPlugin keeps its random name",
 			req:  request(admissionv1.Create, plugin, nil),
-			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/name", Value: pluginName},
-				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "rl"}},
-			},
-		},
-		{
-			name: "KongPlugin configured from a secret keeps its random name",
-			req:  request(admissionv1.Create, kongObj("KongPlugin", "", obj{"plugin": "acl", "configFrom": map[string]any{}}).with("generateName", "p-"), nil),
 		},
 		{
 			name: "KongPluginBinding named from its refs",
 			req:  request(admissionv1.Create, binding, nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/name", Value: "default-echo.cp431ef96.1b69eced.pl72ae1b9a"},
+				{Operation: "add", Path: "/metadata/name", Value: kong.PluginBindingName("http.default-echo.cp1fbfa93f.5cff32e8.m00", "default.request-transformer.5c69e6e8")},
 				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "binding"}},
 			},
 		},
 		{
 			name: "KongService named after its generated upstream",
-			req:  request(admissionv1.Create, kongObj("KongService", "", spec(obj{"host": "cp431ef96.5a7cc34c"})).with("generateName", "svc-"), nil),
+			req:  request(admissionv1.Create, kongObj("KongService", "", spec(obj{"host": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"})).with("generateName", "svc-"), nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/name", Value: "cp431ef96.5a7cc34c"},
+				{Operation: "add", Path: "/metadata/name", Value: "http.default-echo-8080.1.cp1fbfa93f.29652d0c"},
 				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "svc"}},
 			},
 		},

@@ -1,8 +1,6 @@
 package webhook
 
 import (
-	"encoding/json"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,12 +11,13 @@ var (
 	namePath        = field.NewPath("metadata", "name")
 	upstreamRefPath = field.NewPath("spec", "upstreamRef", "name")
 	routeRefPath    = field.NewPath("spec", "targets", "routeRef", "name")
+	serviceRefPath  = field.NewPath("spec", "targets", "serviceRef", "name")
 	pluginRefPath   = field.NewPath("spec", "pluginRef", "name")
 )
 
-// kongErrors checks a Kong object's name with naming/kong: a name that claims a generated shape
-// must have it, and the object-local relations must hold. This function only maps object fields
-// to the validators' inputs.
+// kongErrors checks a Kong object's name with naming/kong: a DNS-1123 subdomain of any scheme
+// Kong's operator uses, and the object-local relations hold (docs/kong-names.md). This function
+// only maps object fields to the validators' inputs.
 func kongErrors(kind string, obj *admitted) field.ErrorList {
 	name := obj.name
 	switch kind {
@@ -39,12 +38,12 @@ func kongErrors(kind string, obj *admitted) field.ErrorList {
 	case "KongPlugin":
 		return kong.ValidatePluginName(name, namePath)
 	case "KongPluginBinding":
-		route, plugin := bindingRefs(obj)
-		errs := kong.ValidatePluginBindingName(name, route, plugin, namePath)
-		if _, generated := kong.ParsePluginBindingName(name); len(errs) > 0 && generated && (route == "" || plugin == "") {
+		target, plugin := bindingRefs(obj)
+		errs := kong.ValidatePluginBindingName(name, target, plugin, namePath)
+		if _, generated := kong.ParsePluginBindingName(name); len(errs) > 0 && generated && (target == "" || plugin == "") {
 			errs = nil
-			if route == "" {
-				errs = append(errs, field.Required(routeRefPath, "a KongPluginBinding with a generated name must bind a route"))
+			if target == "" {
+				errs = append(errs, field.Required(routeRefPath, "a KongPluginBinding with a generated name must bind a route or, with "+serviceRefPath.String()+", a service"))
 			}
 			if plugin == "" {
 				errs = append(errs, field.Required(pluginRefPath, "a KongPluginBinding with a generated name must bind a plugin"))
@@ -56,14 +55,15 @@ func kongErrors(kind string, obj *admitted) field.ErrorList {
 }
 
 // kongName returns the generated name of a Kong object whose inputs are all in the object, or
-// "" when there is none: KongRoute, KongUpstream and KongTarget names need the HTTPRoute and its
-// endpoints, and a KongPlugin configured from a Secret (configFrom, configPatches) is not
-// identified by what the object holds.
+// "" when there is none: a KongPluginBinding (its target and plugin) and a KongService whose host
+// is a generated upstream name. The other names need the route, its filters and endpoints; a
+// KongPlugin's name hashes the Gateway API filter it was translated from, which the object does
+// not hold.
 func kongName(kind string, obj *admitted) string {
 	switch kind {
 	case "KongPluginBinding":
-		if route, plugin := bindingRefs(obj); route != "" && plugin != "" {
-			return kong.PluginBindingName(route, plugin)
+		if target, plugin := bindingRefs(obj); target != "" && plugin != "" {
+			return kong.PluginBindingName(target, plugin)
 		}
 	case "KongService":
 		if host := stringAt(obj, "spec", "host"); host != "" {
@@ -71,33 +71,18 @@ func kongName(kind string, obj *admitted) string {
 				return host
 			}
 		}
-	case "KongPlugin":
-		plugin, _ := obj.full["plugin"].(string)
-		_, hasFrom := obj.full["configFrom"]
-		_, hasPatches := obj.full["configPatches"]
-		if plugin == "" || hasFrom || hasPatches {
-			return ""
-		}
-		var config []byte
-		if c, ok := obj.full["config"]; ok && c != nil {
-			b, err := json.Marshal(c)
-			if err != nil {
-				return ""
-			}
-			config = b
-		}
-		name, err := kong.PluginNameFor(plugin, config)
-		if err != nil {
-			return ""
-		}
-		return name
 	}
 	return ""
 }
 
-// bindingRefs returns the names of the route and plugin a KongPluginBinding binds.
-func bindingRefs(obj *admitted) (route, plugin string) {
-	return stringAt(obj, "spec", "targets", "routeRef", "name"), stringAt(obj, "spec", "pluginRef", "name")
+// bindingRefs returns the names of what a KongPluginBinding binds: its route, or its service
+// when it binds no route, and its plugin.
+func bindingRefs(obj *admitted) (target, plugin string) {
+	target = stringAt(obj, "spec", "targets", "routeRef", "name")
+	if target == "" {
+		target = stringAt(obj, "spec", "targets", "serviceRef", "name")
+	}
+	return target, stringAt(obj, "spec", "pluginRef", "name")
 }
 
 // stringAt returns the string at path in obj, which was decoded in full, or "" when there is none.
