@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kriguard/kriguard/naming/hashsuffix"
-	"github.com/kriguard/kriguard/naming/kong"
 )
 
 // TestCertificate checks what cert-controller did: the Secret holds a CA and a serving certificate
@@ -456,107 +455,4 @@ func TestUnguardedNamespaces(t *testing.T) {
 		}
 		_ = env.Client.Delete(ctx, obj)
 	}
-}
-
-// TestKong checks the Kong kinds: names that claim the generated shapes must have them and agree
-// with the object's own references, and generateName yields the generated names.
-func TestKong(t *testing.T) {
-	ns := newNamespace(t)
-	ctx := testContext(t)
-	const (
-		route    = "default-httproute-echo.cp431ef96.1b69eced"
-		plugin   = "pl72ae1b9a"
-		upstream = "cp431ef96.5a7cc34c"
-	)
-	t.Run("denied", func(t *testing.T) {
-		for _, tc := range []struct {
-			name    string
-			obj     *unstructured.Unstructured
-			message string
-		}{
-			{
-				name: "binding named after another plugin",
-				obj:  kongPluginBinding(ns, route+".pl00c0ffee", route, plugin),
-				message: `Invalid value: "` + route + `.pl00c0ffee": must be the name of its route, a dot and the name of its plugin: "` +
-					route + "." + plugin + `"`,
-			},
-			{
-				name:    "service not named after its generated host",
-				obj:     kongService(ns, "echo-service", upstream),
-				message: `Invalid value: "echo-service": must equal the service's host "` + upstream + `", a generated KongUpstream name`,
-			},
-			{
-				name:    "target of another upstream",
-				obj:     kongTarget(ns, upstream+".46cb9d28", "cp431ef96.0badf00d"),
-				message: `Invalid value: "` + upstream + `.46cb9d28": must start with the name of its upstream "cp431ef96.0badf00d" and a dot`,
-			},
-			{
-				name:    "plugin hash too long",
-				obj:     kongPlugin(ns, "pl0123456789", "cors", nil),
-				message: `Invalid value: "pl0123456789": looks like a generated KongPlugin name but is not of the shape pl<hash>, each hash 1 to 8 lower-case hex digits`,
-			},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				err := env.Client.Create(ctx, tc.obj)
-				if err == nil {
-					t.Fatalf("created %s %q; want it denied", tc.obj.GetKind(), tc.obj.GetName())
-				}
-				gvk := tc.obj.GroupVersionKind()
-				checkInvalid(t, err, tc.obj,
-					[]cause{{Field: "metadata.name", Type: "FieldValueInvalid", Message: tc.message}},
-					gvk.Kind+"."+gvk.Group+` "`+tc.obj.GetName()+`" is invalid: metadata.name: `+tc.message)
-			})
-		}
-	})
-
-	t.Run("created", func(t *testing.T) {
-		for _, obj := range []*unstructured.Unstructured{
-			kongPluginBinding(ns, route+"."+plugin, route, plugin),
-			kongService(ns, upstream, upstream),
-			kongTarget(ns, upstream+".46cb9d28", upstream),
-			kongService(ns, "echo", "echo.kong-demo.svc"), // a name that claims nothing is the user's business
-		} {
-			if err := env.Client.Create(ctx, obj); err != nil {
-				t.Errorf("create %s %q: %v", obj.GetKind(), obj.GetName(), err)
-			}
-		}
-	})
-
-	t.Run("generateName", func(t *testing.T) {
-		cors, err := kong.PluginNameFor("cors", []byte(`{"origins":["https://example.com"],"credentials":true}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tc := range []struct {
-			name string
-			obj  func() *unstructured.Unstructured
-			want string
-		}{
-			{"plugin binding", func() *unstructured.Unstructured {
-				return kongPluginBinding(ns, "", "kong-demo-echo.cp431ef96.00c0ffee", plugin)
-			}, kong.PluginBindingName("kong-demo-echo.cp431ef96.00c0ffee", plugin)},
-			{"plugin", func() *unstructured.Unstructured {
-				return kongPlugin(ns, "", "cors", map[string]any{"credentials": true, "origins": []any{"https://example.com"}})
-			}, cors},
-			{"service", func() *unstructured.Unstructured {
-				return kongService(ns, "", "cp431ef96.0000beef")
-			}, "cp431ef96.0000beef"},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				obj := tc.obj()
-				obj.SetGenerateName("generated-")
-				if err := env.Client.Create(ctx, obj); err != nil {
-					t.Fatalf("create: %v", err)
-				}
-				if obj.GetName() != tc.want {
-					t.Errorf("name = %q, want %q", obj.GetName(), tc.want)
-				}
-				again := tc.obj()
-				again.SetGenerateName("generated-")
-				if err := env.Client.Create(ctx, again); !apierrors.IsAlreadyExists(err) {
-					t.Errorf("second create with the same inputs: got %v, want AlreadyExists", err)
-				}
-			})
-		}
-	})
 }

@@ -51,15 +51,13 @@ func TestDemo(t *testing.T) {
 		}
 	}
 
-	plugin, err := kong.PluginNameFor("rate-limiting", []byte(`{"minute":5,"policy":"local"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := operatorNames()
 	for file, created := range map[string]string{
 		"08-kuma-meshtimeout-generatename.yaml":    "meshtimeout/" + hashsuffix.Name("default", "timeouts", "kuma-demo"),
 		"09-kuma-meshretry-generatename-zone.yaml": "meshretry/" + hashsuffix.Name("default", "retries", "east", "kuma-demo"),
-		"16-kong-pluginbinding-generatename.yaml":  "kongpluginbinding/" + kong.PluginBindingName("kong-demo-httproute-echo.cp431ef96.1b69eced", "pl72ae1b9a"),
-		"17-kong-plugin-generatename.yaml":         "kongplugin/" + plugin,
+		"16-kong-pluginbinding-generatename.yaml":  "kongpluginbinding/" + kong.PluginBindingName("http.kong-demo-echo.cp72966f1a.479e33b4.m01", n.plugin),
+		"17-kong-route-operator-name.yaml":         "kongroute/" + n.route,
+		"19-kong-target-generated.yaml":            "kongtarget/" + n.target,
 		"03-kuma-meshtimeout-bad-mesh.yaml":        "",
 		"07-kuma-mesh-bad-mesh-label.yaml":         "",
 		"15-kong-pluginbinding-bad-name.yaml":      "",
