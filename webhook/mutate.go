@@ -25,9 +25,12 @@ import (
 //     names synced copies. The name hashed is the KRI name: the kuma.io/display-name label when
 //     the object has one, else generateName with its trailing "-" trimmed (which then becomes the
 //     label), so that a "backend-" generateName yields backend-<16 characters>;
-//   - KongPluginBinding: <route>.<plugin> of its spec.targets.routeRef and spec.pluginRef;
-//   - KongService: its spec.host, when that is a generated upstream name;
-//   - KongPlugin: pl<H(plugin, config)> of its plugin type and config.
+//   - KongPluginBinding: <route or service>.<plugin> of its spec.targets and spec.pluginRef, as
+//     Kong's operator names it;
+//   - KongService: its spec.host, when that is a generated upstream name.
+//
+// Other Kong kinds keep their random names: their names hash Gateway API values the objects do
+// not hold (docs/kong-names.md).
 //
 // An object whose KRI or name cannot be built is left alone: /validate rejects it with the
 // reasons. Kinds enforced in dryrun mode are not patched; the patch is only logged and counted.
