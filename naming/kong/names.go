@@ -118,7 +118,7 @@ func ServiceNameForHTTPRouteRuleBackendNotFound(cp string, route *gwv1.HTTPRoute
 		cpElement(cp), backendNotFoundElement(namespace, name), httpRuleServiceHash(namespace, name, rule))
 }
 
-// ServiceNameForGRPCRouteRule: NewKongServiceNameForGRPCRouteRule and
+// ServiceNameForGRPCRouteRule matches NewKongServiceNameForGRPCRouteRule and
 // NewKongUpstreamNameForGRPCRouteRule.
 func ServiceNameForGRPCRouteRule(cp string, route *gwv1.GRPCRoute, rule gwv1.GRPCRouteRule) string {
 	namespace, name := grpcRouteNamespaceName(route)
@@ -130,7 +130,7 @@ func UpstreamNameForGRPCRouteRule(cp string, route *gwv1.GRPCRoute, rule gwv1.GR
 	return ServiceNameForGRPCRouteRule(cp, route, rule)
 }
 
-// ServiceNameForGRPCRouteRuleBackendNotFound:
+// ServiceNameForGRPCRouteRuleBackendNotFound matches
 // NewKongServiceNameForGRPCRouteRuleBackendNotFound.
 func ServiceNameForGRPCRouteRuleBackendNotFound(cp string, route *gwv1.GRPCRoute, rule gwv1.GRPCRouteRule) string {
 	namespace, name := grpcRouteNamespaceName(route)
@@ -138,7 +138,7 @@ func ServiceNameForGRPCRouteRuleBackendNotFound(cp string, route *gwv1.GRPCRoute
 		cpElement(cp), backendNotFoundElement(namespace, name), grpcRuleServiceHash(namespace, name, rule))
 }
 
-// ServiceNameForTLSRouteRule: NewKongServiceNameForTLSRouteRule and
+// ServiceNameForTLSRouteRule matches NewKongServiceNameForTLSRouteRule and
 // NewKongUpstreamNameForTLSRouteRule.
 func ServiceNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, rule gwv1.TLSRouteRule) string {
 	var namespace string
@@ -148,7 +148,7 @@ func ServiceNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, rule gwv1.TLSRo
 	return serviceLikeName(protoTLS, namespace, rule.BackendRefs, cpElement(cp), Hash32(rule.BackendRefs))
 }
 
-// ServiceNameForTCPRouteRule: NewKongServiceNameForTCPRouteRule and
+// ServiceNameForTCPRouteRule matches NewKongServiceNameForTCPRouteRule and
 // NewKongUpstreamNameForTCPRouteRule.
 func ServiceNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, rule gwv1.TCPRouteRule) string {
 	var namespace string
@@ -158,7 +158,7 @@ func ServiceNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, rule gwv1.TCPRo
 	return serviceLikeName(protoTCP, namespace, rule.BackendRefs, cpElement(cp), Hash32(rule.BackendRefs))
 }
 
-// ServiceNameForUDPRouteRule: NewKongServiceNameForUDPRouteRule and
+// ServiceNameForUDPRouteRule matches NewKongServiceNameForUDPRouteRule and
 // NewKongUpstreamNameForUDPRouteRule.
 func ServiceNameForUDPRouteRule(cp string, route *gwv1.UDPRoute, rule gwv1.UDPRouteRule) string {
 	var namespace string
@@ -229,7 +229,7 @@ func grpcRuleServiceHash(namespace, name string, rule gwv1.GRPCRouteRule) string
 }
 
 // backendRequestTimeoutMS is the operator's
-// BackendRequestTimeoutMilliseconds: the rule's backendRequest timeout in
+// BackendRequestTimeoutMilliseconds matches the rule's backendRequest timeout in
 // milliseconds, 0s meaning Kong's longest; false when there is none or it
 // does not parse.
 func backendRequestTimeoutMS(rule gwv1.HTTPRouteRule) (int64, bool) {
@@ -335,7 +335,7 @@ func RouteNameForGRPCRouteMatch(cp string, route *gwv1.GRPCRoute, parentRef *gwv
 	return routeName(protoGRPC, namespace, name, cp, parentRef, Hash32(match), index("r", ruleIndex), index("m", matchIndex))
 }
 
-// RouteNameForTLSRouteRule: NewKongRouteNameForTLSRouteRule, the rule
+// RouteNameForTLSRouteRule matches NewKongRouteNameForTLSRouteRule, the rule
 // hashed whole.
 func RouteNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, parentRef *gwv1.ParentReference, rule gwv1.TLSRouteRule) string {
 	var namespace, name string
@@ -345,7 +345,7 @@ func RouteNameForTLSRouteRule(cp string, route *gwv1.TLSRoute, parentRef *gwv1.P
 	return routeName(protoTLS, namespace, name, cp, parentRef, Hash32(rule))
 }
 
-// RouteNameForTCPRouteRule: NewKongRouteNameForTCPRouteRule.
+// RouteNameForTCPRouteRule matches NewKongRouteNameForTCPRouteRule.
 func RouteNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, parentRef *gwv1.ParentReference, rule gwv1.TCPRouteRule) string {
 	var namespace, name string
 	if route != nil {
@@ -354,7 +354,7 @@ func RouteNameForTCPRouteRule(cp string, route *gwv1.TCPRoute, parentRef *gwv1.P
 	return routeName(protoTCP, namespace, name, cp, parentRef, Hash32(rule))
 }
 
-// RouteNameForUDPRouteRule: NewKongRouteNameForUDPRouteRule.
+// RouteNameForUDPRouteRule matches NewKongRouteNameForUDPRouteRule.
 func RouteNameForUDPRouteRule(cp string, route *gwv1.UDPRoute, parentRef *gwv1.ParentReference, rule gwv1.UDPRouteRule) string {
 	var namespace, name string
 	if route != nil {
@@ -381,7 +381,7 @@ func PluginNameForHTTPRouteFilters(filters []gwv1.HTTPRouteFilter, namespace, pl
 	return joinedName(namespace, pluginType, Hash32(filters))
 }
 
-// PluginNameForGRPCRouteFilter: NewKongPluginNameForGRPCRouteFilter.
+// PluginNameForGRPCRouteFilter matches NewKongPluginNameForGRPCRouteFilter.
 func PluginNameForGRPCRouteFilter(filter gwv1.GRPCRouteFilter, namespace, pluginType string) string {
 	return joinedName(namespace, pluginType, Hash32(filter))
 }

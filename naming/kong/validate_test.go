@@ -262,11 +262,32 @@ func FuzzRecognisers(f *testing.F) {
 	}
 	f.Add("a.cp1.2.pl3", "x")
 	f.Fuzz(func(t *testing.T, s, other string) {
-		ParseRouteName(s)
-		ParseServiceName(s)
-		ParseTargetName(s)
-		IsPluginName(s)
-		ParsePluginBindingName(s)
+		// What a recogniser splits must put back together into the name it was given.
+		if p, ok := ParseRouteName(s); ok {
+			got := p.Readable + ".cp" + p.ControlPlane
+			if p.ParentRef != "" {
+				got += ".pr" + p.ParentRef
+			}
+			got += "." + p.Hash
+			for _, l := range []string{p.Rule, p.Match} {
+				if l != "" {
+					got += "." + l
+				}
+			}
+			if got != s {
+				t.Errorf("ParseRouteName(%q) = %+v, which reassembles to %q", s, p, got)
+			}
+		}
+		if p, ok := ParseServiceName(s); ok && !strings.HasSuffix(s, "cp"+p.ControlPlane+"."+p.Hash) &&
+			!strings.HasSuffix(s, "cp"+p.ControlPlane+".bnf"+p.BackendNotFound+"."+p.Hash) {
+			t.Errorf("ParseServiceName(%q) = %+v: not a suffix of the name", s, p)
+		}
+		if p, ok := ParseTargetName(s); ok && p.Upstream+"."+p.Hash != s {
+			t.Errorf("ParseTargetName(%q) = %+v", s, p)
+		}
+		if p, ok := ParsePluginBindingName(s); ok && (p.Target+"."+p.Plugin != s || !IsPluginName(p.Plugin)) {
+			t.Errorf("ParsePluginBindingName(%q) = %+v", s, p)
+		}
 		IsServiceOfUpstream(s, other)
 		ValidateServiceName(s, other, namePath)
 		ValidateTargetName(s, other, namePath)
