@@ -100,20 +100,28 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
+// BenchmarkForObject builds the KRI of valid objects of each rule's shape; it must not allocate.
 func BenchmarkForObject(b *testing.B) {
-	obj := &objectMeta{name: "backend", namespace: "kuma-demo", labels: map[string]string{LabelMesh: "mesh-1", LabelZone: "east"}}
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkKRI, _ = ForObject(obj, "MeshService")
+	cases := []struct {
+		name, kind string
+		obj        *obj
+	}{
+		{"labels", "MeshService", &obj{name: "backend", namespace: "kuma-demo",
+			labels: map[string]string{LabelMesh: "mesh-1", LabelZone: "east", LabelNamespace: "kuma-demo"}}},
+		{"kds-copy", "MeshTimeout", &obj{name: "timeout-1-zv8cd84664fc74w4", namespace: "kuma-system",
+			labels:      map[string]string{LabelMesh: "default", LabelZone: "zone-1", LabelNamespace: "kuma-demo", "kuma.io/origin": "zone"},
+			annotations: map[string]string{AnnotationDisplayName: "timeout-1"}}},
+		{"legacy", "Dataplane", &obj{name: "backend-7d9f", namespace: "kuma-demo", mesh: "custom-mesh"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			if _, errs := ForObject(c.obj, c.kind); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkKRI, _ = ForObject(c.obj, c.kind)
+			}
+		})
 	}
 }
-
-// objectMeta is a minimal Object, so the benchmark measures ForObject and not a getter.
-type objectMeta struct {
-	name, namespace string
-	labels          map[string]string
-}
-
-func (o *objectMeta) GetName() string              { return o.name }
-func (o *objectMeta) GetNamespace() string         { return o.namespace }
-func (o *objectMeta) GetLabels() map[string]string { return o.labels }

@@ -1,6 +1,6 @@
 // Package naming is kriguard's single source of truth for resource names in a Kuma / Kong mesh.
 //
-// It parses, formats and validates KRIs, Kuma's resource identifiers (SPEC §1):
+// It parses, formats and validates KRIs, Kuma's resource identifiers (docs/kri.md):
 //
 //	kri_<type>_<mesh>_<zone>_<namespace>_<name>_<section>
 //
@@ -13,7 +13,11 @@
 //
 // The per-field rules are exposed as Field values (FieldMesh.Validate(v, path)), so that callers
 // can report a problem at the place the value came from, for example
-// metadata.labels[kuma.io/mesh]; ForObject does that for a whole Kubernetes object.
+// metadata.labels[kuma.io/mesh]. ForObject builds the KRI of a whole Kubernetes object exactly as
+// Kuma computes it (the mesh of legacy kinds from the top-level mesh field, the name from the
+// kuma.io/display-name annotation, the namespace only from the k8s.kuma.io/namespace label, …),
+// with every problem at the object field it came from; the rules are in docs/kri.md, "How
+// kriguard computes an object's KRI".
 //
 // Parse and Field.Valid index bytes through one lookup table and do not allocate: they sit on the
 // admission and lint hot paths. The rules are the seed's, not apimachinery's DNS-1123 validators:

@@ -29,19 +29,28 @@ func ExampleKRI_String() {
 }
 
 func ExampleForObject() {
+	// A MeshTimeout as Kuma's KDS stores its copy on Global: a hashed name, the original one in the
+	// display-name annotation. Its KRI is the one Kuma computes: no hash in it.
 	obj := &metav1.ObjectMeta{
-		Name:      "t1",
-		Namespace: "kuma-system",
-		Labels:    map[string]string{naming.LabelMesh: "Mesh_1"},
+		Name:        "timeout-1-zv8cd84664fc74w4",
+		Namespace:   "kuma-system",
+		Labels:      map[string]string{naming.LabelMesh: "default", naming.LabelZone: "zone-1", naming.LabelNamespace: "kuma-demo"},
+		Annotations: map[string]string{naming.AnnotationDisplayName: "timeout-1"},
 	}
-	k, errs := naming.ForObject(obj, "MeshTimeout")
-	fmt.Println(k.Type, k.Namespace, k.Name)
+	k, errs := naming.ForObject(naming.WithMesh(obj, ""), "MeshTimeout")
+	fmt.Println(k, len(errs))
+
+	// A Dataplane keeps its mesh in the top-level mesh field, here left empty.
+	dp := &metav1.ObjectMeta{Name: "backend-7d9f", Namespace: "kuma-demo", Labels: map[string]string{naming.LabelMesh: "Mesh_1"}}
+	k, errs = naming.ForObject(naming.WithMesh(dp, ""), "Dataplane")
+	fmt.Println(k)
 	for _, e := range errs {
 		fmt.Println(e)
 	}
 	// Output:
-	// mt kuma-system t1
-	// metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')
+	// kri_mt_default_zone-1_kuma-demo_timeout-1_ 0
+	// kri_dp____backend-7d9f_
+	// mesh: Required value: Dataplane ("dp") is mesh-scoped
 }
 
 func ExampleRegistry_Register() {

@@ -57,7 +57,7 @@ func (k KRI) String() string {
 	return b.String()
 }
 
-// Validate checks k against the rules of SPEC §1 and the Default registry.
+// Validate checks k against the KRI rules (docs/kri.md) and the Default registry.
 func (k KRI) Validate() error { return Default.Validate(k) }
 
 // Parse reads a KRI strictly, with the Default registry: see Registry.Parse.

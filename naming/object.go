@@ -6,48 +6,82 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Object is the part of a Kubernetes object that its KRI is built from. Every metav1.Object
-// (and so every typed or unstructured API object) is one. It is declared here rather than taken
-// from apimachinery's meta/v1 so that importers such as krilint do not link the ~270 packages
-// behind it: a vet tool is started once per package, and that start-up dominates its cost.
-type Object interface {
+// Meta is the metadata of a Kubernetes object that its KRI is built from. Every metav1.Object (and
+// so every typed or unstructured API object) is one. It is declared here rather than taken from
+// apimachinery's meta/v1 so that importers such as krilint do not link the ~270 packages behind it:
+// a vet tool is started once per package, and that start-up dominates its cost.
+type Meta interface {
 	GetName() string
 	GetNamespace() string
 	GetLabels() map[string]string
+	GetAnnotations() map[string]string
 }
+
+// Object is a Kubernetes object as ForObject reads it: its metadata and, for Kuma's legacy kinds
+// (Dataplane, Mesh, MeshGateway, ZoneIngress, ZoneEgress, Zone), the top-level `mesh` field, a
+// sibling of metadata and spec. GetMesh returns that field, "" when absent; it is read only for
+// legacy kinds. Kuma's own typed objects have a GetMesh with this meaning for those kinds; for other
+// objects, WithMesh adds one.
+type Object interface {
+	Meta
+	GetMesh() string
+}
+
+// WithMesh returns obj as an Object whose top-level mesh field is mesh, e.g.
+// WithMesh(u, u.Object["mesh"].(string)) for an unstructured Dataplane. Pass "" for kinds that have
+// no such field.
+func WithMesh(obj Meta, mesh string) Object { return withMesh{obj, mesh} }
+
+type withMesh struct {
+	Meta
+	mesh string
+}
+
+func (o withMesh) GetMesh() string { return o.mesh }
 
 // Labels and annotations that carry the parts of a Kubernetes object's KRI.
 const (
-	// LabelMesh names the mesh of a mesh-scoped object. Kuma treats an absent label as "default".
+	// LabelMesh names the mesh of an object of a mesh-scoped kind that is not a legacy kind. Kuma
+	// treats an absent label as DefaultMesh and a present, empty one as the empty mesh.
 	LabelMesh = "kuma.io/mesh"
 	// LabelZone names the zone an object was created in; absent on objects created on Global.
 	LabelZone = "kuma.io/zone"
-	// LabelNamespace names the namespace an object had in its zone, on copies synced elsewhere.
+	// LabelNamespace names the namespace an object had in its zone. Kuma's mutating webhook adds it
+	// to objects created in a zone; the KRI never falls back to metadata.namespace.
 	LabelNamespace = "k8s.kuma.io/namespace"
-	// LabelDisplayName keeps an object's original name when its metadata.name was rewritten, for
-	// example with a hash suffix.
+	// AnnotationDisplayName keeps an object's original name when its metadata.name was rewritten,
+	// for example with a hash suffix by KDS. It is the KRI name when present.
+	AnnotationDisplayName = "kuma.io/display-name"
+	// LabelDisplayName is the label older Kuma releases read the display name from. Kuma v2.14
+	// ignores it for the KRI; kriguard still checks that it is a valid KRI name.
 	LabelDisplayName = "kuma.io/display-name"
 	// AnnotationKRI is where kriguard records an object's KRI.
 	AnnotationKRI = "kriguard.io/kri"
-	// DefaultMesh is the mesh of a mesh-scoped object that has no LabelMesh.
+	// DefaultMesh is the mesh of an object of a mesh-scoped, non-legacy kind that has no LabelMesh.
 	DefaultMesh = "default"
 )
 
 // Paths are immutable once built; sharing them keeps ForObject from allocating on valid objects.
 var (
-	metadataPath     = field.NewPath("metadata")
-	labelsPath       = metadataPath.Child("labels")
-	namePath         = metadataPath.Child("name")
-	namespacePath    = metadataPath.Child("namespace")
-	meshLabelPath    = labelsPath.Key(LabelMesh)
-	zoneLabelPath    = labelsPath.Key(LabelZone)
-	nsLabelPath      = labelsPath.Key(LabelNamespace)
-	displayLabelPath = labelsPath.Key(LabelDisplayName)
-	kindPath         = field.NewPath("kind")
+	metadataPath       = field.NewPath("metadata")
+	labelsPath         = metadataPath.Child("labels")
+	annotationsPath    = metadataPath.Child("annotations")
+	namePath           = metadataPath.Child("name")
+	meshFieldPath      = field.NewPath("mesh")
+	meshLabelPath      = labelsPath.Key(LabelMesh)
+	zoneLabelPath      = labelsPath.Key(LabelZone)
+	nsLabelPath        = labelsPath.Key(LabelNamespace)
+	displayNamePath    = annotationsPath.Key(AnnotationDisplayName)
+	kindPath           = field.NewPath("kind")
+	emptyDisplayDetail = "the empty " + AnnotationDisplayName + " annotation makes the name <metadata.name>.<metadata.namespace>"
 )
 
 // LabelPath returns the field path of label key, e.g. metadata.labels[kuma.io/mesh].
 func LabelPath(key string) *field.Path { return labelsPath.Key(key) }
+
+// AnnotationPath returns the field path of annotation key, e.g.
+// metadata.annotations[kuma.io/display-name].
+func AnnotationPath(key string) *field.Path { return annotationsPath.Key(key) }
 
 // ForObject builds the KRI of obj, a Kubernetes object of the given kind, with the Default
 // registry. See Registry.ForObject.
@@ -55,19 +89,40 @@ func ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	return Default.ForObject(obj, kind)
 }
 
-// ForObject builds the KRI of obj, a Kubernetes object of the given kind (SPEC §1):
+// MeshOf returns the mesh of obj the way Kuma reads it for an object of type t, and the field path
+// it comes from: nil for the global kinds that are not legacy kinds, whose mesh is always empty.
+func MeshOf(obj Object, t ResourceType) (mesh string, from *field.Path) {
+	switch {
+	case t.Legacy:
+		return obj.GetMesh(), meshFieldPath
+	case t.Scope == ScopeGlobal:
+		return "", nil
+	}
+	if m, ok := obj.GetLabels()[LabelMesh]; ok {
+		return m, meshLabelPath
+	}
+	return DefaultMesh, meshLabelPath
+}
+
+// ForObject builds the KRI of obj, a Kubernetes object of the given kind, exactly as Kuma v2.14
+// computes it for the same stored object (the rules, with Kuma's examples, are in docs/kri.md):
 //
 //   - type: the kind's short name in r;
-//   - mesh: label kuma.io/mesh, "default" when absent, for mesh-scoped kinds; must be absent or
-//     empty for global-scoped ones;
-//   - zone: label kuma.io/zone;
-//   - namespace: label k8s.kuma.io/namespace, else metadata.namespace;
-//   - name: label kuma.io/display-name, else metadata.name;
+//   - mesh: for legacy kinds the top-level mesh field (obj.GetMesh()), no default; for global
+//     kinds of the newer style (HostnameGenerator) empty; for the others the kuma.io/mesh label
+//     when present, even empty, else "default";
+//   - zone: the kuma.io/zone label, else empty;
+//   - namespace: the k8s.kuma.io/namespace label, else empty (never metadata.namespace);
+//   - name: the kuma.io/display-name annotation when present and not empty; when present but
+//     empty, <metadata.name>.<metadata.namespace> (or metadata.name for a cluster-scoped object);
+//     when absent, metadata.name;
 //   - section: empty (the object itself).
 //
-// Every problem is reported at the object field the value came from
-// (metadata.labels[kuma.io/mesh], metadata.name, …), so that an admission response points the
-// user at what to change. The KRI is returned as far as it could be built, even with errors.
+// Every problem is reported at the object field the value came from (mesh,
+// metadata.labels[kuma.io/mesh], metadata.annotations[kuma.io/display-name], metadata.name, …), so
+// that an admission response points the user at what to change. The KRI is returned as far as it
+// could be built, even with errors. It does not allocate for a valid object, except in the empty
+// display-name case, which builds the name.
 func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	var errs field.ErrorList
 	t, known := r.ByKind(kind)
@@ -77,33 +132,42 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	labels := obj.GetLabels()
 	k := KRI{Type: t.ShortName}
 
-	mesh, hasMesh := labels[LabelMesh]
-	if !hasMesh && known && t.Scope == ScopeMesh {
-		mesh = DefaultMesh
+	if known {
+		var from *field.Path
+		k.Mesh, from = MeshOf(obj, t)
+		if from != nil {
+			errs = append(errs, r.MeshErrors(t, known, k.Mesh, from)...)
+		}
 	}
-	k.Mesh = mesh
-	errs = append(errs, r.MeshErrors(t, known, mesh, meshLabelPath)...)
 
 	k.Zone = labels[LabelZone]
 	errs = append(errs, FieldZone.Validate(k.Zone, zoneLabelPath)...)
-
-	if ns, ok := labels[LabelNamespace]; ok {
-		k.Namespace = ns
-		errs = append(errs, FieldNamespace.Validate(ns, nsLabelPath)...)
-	} else {
-		k.Namespace = obj.GetNamespace()
-		errs = append(errs, FieldNamespace.Validate(k.Namespace, namespacePath)...)
-	}
+	k.Namespace = labels[LabelNamespace]
+	errs = append(errs, FieldNamespace.Validate(k.Namespace, nsLabelPath)...)
 
 	from := namePath
-	if dn, ok := labels[LabelDisplayName]; ok {
-		k.Name, from = dn, displayLabelPath
-	} else {
+	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]
+	switch {
+	case hasDN && dn != "":
+		k.Name, from = dn, displayNamePath
+	case hasDN:
+		// Kuma falls back to its core name, which for a namespaced object carries the namespace.
+		k.Name, from = obj.GetName(), displayNamePath
+		if ns := obj.GetNamespace(); ns != "" && k.Name != "" {
+			k.Name += "." + ns
+		}
+	default:
 		k.Name = obj.GetName()
 	}
-	if k.Name == "" {
+	switch {
+	case k.Name == "":
 		errs = append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(kind))))
-	} else {
+	case hasDN && dn == "":
+		for _, e := range FieldName.Validate(k.Name, from) {
+			e.Detail += " (" + emptyDisplayDetail + ")"
+			errs = append(errs, e)
+		}
+	default:
 		errs = append(errs, FieldName.Validate(k.Name, from)...)
 	}
 	return k, errs

@@ -47,6 +47,9 @@ type ResourceType struct {
 	// ShortName is the KRI type segment, e.g. "mt".
 	ShortName string
 	Scope     Scope
+	// Legacy kinds (Dataplane, Mesh, MeshGateway, ZoneIngress, ZoneEgress, Zone) keep their mesh in
+	// the object's top-level mesh field; the others in the kuma.io/mesh label. See docs/kri.md.
+	Legacy bool
 }
 
 // Validate reports what is wrong with t, if anything.
@@ -181,42 +184,44 @@ func (r *Registry) shortNames() []string {
 	return out
 }
 
-// KumaTypes returns Kuma's resource types (SPEC §1), including the ones only older releases
-// have (MeshGateway, ZoneIngress, ZoneEgress).
+// KumaTypes returns Kuma's resource types, including the ones only older releases have
+// (MeshGateway, ZoneIngress, ZoneEgress), with their scope and whether they are legacy kinds (see
+// docs/kri.md).
 func KumaTypes() []ResourceType {
 	m, g := ScopeMesh, ScopeGlobal
+	legacy, label := true, false // where the mesh comes from: the top-level field or the label
 	return []ResourceType{
-		{"Dataplane", "dp", m},
-		{"Mesh", "m", g},
-		{"Zone", "z", g},
-		{"HostnameGenerator", "hg", g},
-		{"MeshExternalService", "extsvc", m},
-		{"MeshIdentity", "mid", m},
-		{"MeshMultiZoneService", "mzsvc", m},
-		{"MeshOpenTelemetryBackend", "motb", m},
-		{"MeshService", "msvc", m},
-		{"MeshTrust", "mtrust", m},
-		{"MeshZoneAddress", "mza", m},
-		{"Workload", "wl", m},
-		{"MeshAccessLog", "mal", m},
-		{"MeshCircuitBreaker", "mcb", m},
-		{"MeshFaultInjection", "mfi", m},
-		{"MeshHTTPRoute", "mhttpr", m},
-		{"MeshHealthCheck", "mhc", m},
-		{"MeshLoadBalancingStrategy", "mlbs", m},
-		{"MeshMetric", "mm", m},
-		{"MeshPassthrough", "mp", m},
-		{"MeshProxyPatch", "mpp", m},
-		{"MeshRateLimit", "mrl", m},
-		{"MeshRetry", "mr", m},
-		{"MeshTCPRoute", "mtcpr", m},
-		{"MeshTLS", "mtls", m},
-		{"MeshTimeout", "mt", m},
-		{"MeshTrace", "mtr", m},
-		{"MeshTrafficPermission", "mtp", m},
-		{"MeshGateway", "mgw", m},
-		{"ZoneIngress", "zi", g},
-		{"ZoneEgress", "ze", g},
+		{"Dataplane", "dp", m, legacy},
+		{"Mesh", "m", g, legacy},
+		{"Zone", "z", g, legacy},
+		{"HostnameGenerator", "hg", g, label},
+		{"MeshExternalService", "extsvc", m, label},
+		{"MeshIdentity", "mid", m, label},
+		{"MeshMultiZoneService", "mzsvc", m, label},
+		{"MeshOpenTelemetryBackend", "motb", m, label},
+		{"MeshService", "msvc", m, label},
+		{"MeshTrust", "mtrust", m, label},
+		{"MeshZoneAddress", "mza", m, label},
+		{"Workload", "wl", m, label},
+		{"MeshAccessLog", "mal", m, label},
+		{"MeshCircuitBreaker", "mcb", m, label},
+		{"MeshFaultInjection", "mfi", m, label},
+		{"MeshHTTPRoute", "mhttpr", m, label},
+		{"MeshHealthCheck", "mhc", m, label},
+		{"MeshLoadBalancingStrategy", "mlbs", m, label},
+		{"MeshMetric", "mm", m, label},
+		{"MeshPassthrough", "mp", m, label},
+		{"MeshProxyPatch", "mpp", m, label},
+		{"MeshRateLimit", "mrl", m, label},
+		{"MeshRetry", "mr", m, label},
+		{"MeshTCPRoute", "mtcpr", m, label},
+		{"MeshTLS", "mtls", m, label},
+		{"MeshTimeout", "mt", m, label},
+		{"MeshTrace", "mtr", m, label},
+		{"MeshTrafficPermission", "mtp", m, label},
+		{"MeshGateway", "mgw", m, legacy},
+		{"ZoneIngress", "zi", g, legacy},
+		{"ZoneEgress", "ze", g, legacy},
 	}
 }
 

@@ -35,15 +35,15 @@ func TestRegister(t *testing.T) {
 		typ     ResourceType
 		wantErr string
 	}{
-		{"new type", ResourceType{"MeshWidget", "mw", ScopeMesh}, ""},
-		{"identical again", ResourceType{"MeshTimeout", "mt", ScopeMesh}, ""},
-		{"short name taken", ResourceType{"MeshTable", "mt", ScopeMesh}, `short name "mt" is already registered for kind "MeshTimeout"`},
-		{"kind taken", ResourceType{"MeshTimeout", "mto", ScopeMesh}, `kind "MeshTimeout" is already registered as "mt"`},
-		{"scope changed", ResourceType{"MeshTimeout", "mt", ScopeGlobal}, `already registered`},
-		{"bad short name", ResourceType{"MeshX", "m-x", ScopeMesh}, `short name "m-x" must be 1-63 lowercase letters`},
-		{"empty kind", ResourceType{"", "x", ScopeMesh}, "kind must not be empty"},
-		{"odd kind", ResourceType{"Mesh.X", "x", ScopeMesh}, "must contain only letters and digits"},
-		{"no scope", ResourceType{"MeshX", "x", 0}, "scope"},
+		{"new type", ResourceType{"MeshWidget", "mw", ScopeMesh, false}, ""},
+		{"identical again", ResourceType{"MeshTimeout", "mt", ScopeMesh, false}, ""},
+		{"short name taken", ResourceType{"MeshTable", "mt", ScopeMesh, false}, `short name "mt" is already registered for kind "MeshTimeout"`},
+		{"kind taken", ResourceType{"MeshTimeout", "mto", ScopeMesh, false}, `kind "MeshTimeout" is already registered as "mt"`},
+		{"scope changed", ResourceType{"MeshTimeout", "mt", ScopeGlobal, false}, `already registered`},
+		{"bad short name", ResourceType{"MeshX", "m-x", ScopeMesh, false}, `short name "m-x" must be 1-63 lowercase letters`},
+		{"empty kind", ResourceType{"", "x", ScopeMesh, false}, "kind must not be empty"},
+		{"odd kind", ResourceType{"Mesh.X", "x", ScopeMesh, false}, "must contain only letters and digits"},
+		{"no scope", ResourceType{"MeshX", "x", 0, false}, "scope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestRegistryAtomicBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = r.Register(ResourceType{"A", "a", ScopeMesh}, ResourceType{"B", "a", ScopeMesh})
+	err = r.Register(ResourceType{"A", "a", ScopeMesh, false}, ResourceType{"B", "a", ScopeMesh, false})
 	if err == nil {
 		t.Fatal("conflicting batch accepted")
 	}
@@ -107,7 +107,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			short := strings.Repeat(string(rune('a'+i)), 5)
-			if err := r.Register(ResourceType{"Kind" + short, short, ScopeGlobal}); err != nil {
+			if err := r.Register(ResourceType{Kind: "Kind" + short, ShortName: short, Scope: ScopeGlobal}); err != nil {
 				t.Error(err)
 			}
 		}(i)
@@ -130,5 +130,15 @@ func TestParseScope(t *testing.T) {
 	}
 	if Scope(7).String() != "Scope(7)" {
 		t.Error("String of unknown scope")
+	}
+}
+
+func TestLegacyKinds(t *testing.T) {
+	// The kinds whose mesh Kuma reads from the top-level mesh field; every other kind reads the label.
+	legacy := map[string]bool{"Dataplane": true, "Mesh": true, "MeshGateway": true, "ZoneIngress": true, "ZoneEgress": true, "Zone": true}
+	for _, typ := range Default.Types() {
+		if typ.Legacy != legacy[typ.Kind] {
+			t.Errorf("%s: Legacy = %v, want %v", typ.Kind, typ.Legacy, legacy[typ.Kind])
+		}
 	}
 }
