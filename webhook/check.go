@@ -3,37 +3,64 @@ package webhook
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
 )
 
 var (
-	annotationKRIPath = field.NewPath("metadata", "annotations").Key(naming.AnnotationKRI)
-	specPath          = field.NewPath("spec")
-	originKRIPath     = field.NewPath("status", "origin", "kri")
+	annotationKRIPath    = naming.AnnotationPath(naming.AnnotationKRI)
+	displayNameLabelPath = naming.LabelPath(naming.LabelDisplayName)
+	specPath             = field.NewPath("spec")
+	originKRIPath        = field.NewPath("status", "origin", "kri")
 )
 
+// fullDecodeKinds are the Kuma kinds whose checks read more of spec than target references: the
+// ports of the kinds Kuma names SNIs after, and MeshProxyPatch's hand-typed names.
+var fullDecodeKinds = map[string]bool{
+	"MeshService": true, "MeshMultiZoneService": true, "MeshExternalService": true, "MeshProxyPatch": true,
+}
+
 // check lists every naming problem of obj, a guarded object, each at the object field that holds
-// the offending value. For KRI kinds it also returns the object's KRI and whether it is valid.
+// the offending value. For KRI kinds it also returns the object's KRI and whether it is valid, and
+// the notes: values that are admitted but deserve a warning.
 //
 // The rules, all from the naming core:
-//   - the object's own KRI (type, mesh, zone, namespace and name from its labels and metadata);
+//   - the object's own KRI, exactly as Kuma computes it (naming.Registry.ForObject; docs/kri.md);
+//   - the kuma.io/display-name label, which older Kuma releases read the name from: when present
+//     it must be a valid KRI name;
+//   - the SNIs Kuma builds from the KRIs of MeshService, MeshMultiZoneService and
+//     MeshExternalService ports (sniErrors);
+//   - MeshProxyPatch's hand-typed Envoy names (proxyPatchErrors);
 //   - every sectionName of a target reference: a map under a "targetRef" key, or an element of a
 //     "backendRefs" list (Kuma's BackendRef embeds a TargetRef), at any depth of spec;
 //   - the values documented to hold a KRI: the kriguard.io/kri annotation, which must parse and
 //     equal the object's KRI, and status.origin.kri (MeshTrust), which must parse. In the upstream
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
-func (c *Config) check(g *guard, obj *admitted) (naming.KRI, bool, field.ErrorList) {
+func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
 	if !g.kri {
-		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj)
+		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj), nil
 	}
-	kri, errs := c.registry.ForObject(obj, g.gk.Kind)
-	valid := len(errs) == 0
+	kri, errs = c.registry.ForObject(obj, g.gk.Kind)
+	valid = len(errs) == 0
+	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
+		errs = append(errs, naming.FieldName.Validate(v, displayNameLabelPath)...)
+	}
 	if obj.spec != nil {
 		errs = walkRefs(obj.spec, specPath, errs)
+	}
+	if g.gk.Group == KumaGroup {
+		switch g.gk.Kind {
+		case "MeshService", "MeshMultiZoneService", "MeshExternalService":
+			errs = sniErrors(g.gk.Kind, kri, obj, errs)
+		case "MeshProxyPatch":
+			errs, notes = c.proxyPatchErrors(obj, errs)
+		}
 	}
 	if v, ok := obj.annotations[naming.AnnotationKRI]; ok {
 		switch got, err := c.registry.Parse(v); {
@@ -51,7 +78,7 @@ func (c *Config) check(g *guard, obj *admitted) (naming.KRI, bool, field.ErrorLi
 			errs = append(errs, field.Invalid(originKRIPath, s, kriDetail(err)))
 		}
 	}
-	return kri, valid, errs
+	return kri, valid, errs, notes
 }
 
 // kriDetail turns a parse error into the detail of a field error. The paths inside (kri.mesh,
@@ -116,4 +143,186 @@ func refErrors(ref map[string]any, p *field.Path, errs field.ErrorList) field.Er
 		return append(errs, field.Invalid(sp, v, "must be a string"))
 	}
 	return append(errs, naming.FieldSection.Validate(s, sp)...)
+}
+
+// sniMaxLen is the DNS host-name limit Kuma holds an SNI to.
+const sniMaxLen = 253
+
+// sniErrors checks the SNI Kuma builds for each port of a MeshService, MeshMultiZoneService or
+// MeshExternalService from its KRI with the port as section (docs/kri.md, "SNI budget"):
+//
+//	sni.<type>.<mesh>[.<zone>[.<namespace>]].<name>.<section>
+//
+// Kuma v2.14 (pkg/core/resources/sni) wants mesh, name and section not empty; mesh, name, zone
+// (when set), namespace (when zone and namespace are set) and section DNS-1123 labels; and the
+// whole at most 253 characters. Kuma only warns; a port that breaks one is denied here, at the
+// port's path. A part the KRI check already reports as invalid is not reported again.
+func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList) field.ErrorList {
+	type port struct {
+		section string
+		path    *field.Path // of the port
+		at      *field.Path // of the value the section comes from
+	}
+	var ports []port
+	switch kind {
+	case "MeshExternalService":
+		match, _ := mapAt(obj.full, "spec", "match")
+		if n, ok := portNumber(match["port"]); ok {
+			p := specPath.Child("match")
+			ports = append(ports, port{n, p, p.Child("port")})
+		}
+	default:
+		spec, _ := mapAt(obj.full, "spec")
+		list, _ := spec["ports"].([]any)
+		for i, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			p := specPath.Child("ports").Index(i)
+			name, hasName := m["name"].(string)
+			// MeshService takes a name that is set, even empty; MeshMultiZoneService a non-empty
+			// one. Otherwise the section is the port number.
+			if hasName && (name != "" || kind == "MeshService") {
+				ports = append(ports, port{name, p, p.Child("name")})
+			} else if n, ok := portNumber(m["port"]); ok {
+				ports = append(ports, port{n, p, p.Child("port")})
+			}
+		}
+	}
+	for _, pt := range ports {
+		if pt.section == "" {
+			errs = append(errs, field.Invalid(pt.at, pt.section, "must not be empty: Kuma names the port's SNI after it"))
+			continue
+		}
+		if kri.Mesh == "" || kri.Name == "" {
+			continue // the KRI check reports it
+		}
+		type part struct {
+			what, value string
+			reported    bool
+		}
+		parts := []part{{"mesh", kri.Mesh, !naming.FieldMesh.Valid(kri.Mesh)}, {"name", kri.Name, !naming.FieldName.Valid(kri.Name)}}
+		segs := []string{"sni", kri.Type, kri.Mesh}
+		if kri.Zone != "" {
+			parts = append(parts, part{"zone", kri.Zone, !naming.FieldZone.Valid(kri.Zone)})
+			segs = append(segs, kri.Zone)
+			if kri.Namespace != "" {
+				parts = append(parts, part{"namespace", kri.Namespace, !naming.FieldNamespace.Valid(kri.Namespace)})
+				segs = append(segs, kri.Namespace)
+			}
+		}
+		sni := strings.Join(append(segs, kri.Name, pt.section), ".")
+		for _, pa := range parts {
+			if pa.reported {
+				continue
+			}
+			if msgs := validation.IsDNS1123Label(pa.value); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(pt.path, boundValue(sni), fmt.Sprintf(
+					"the port's SNI needs the object's %s %q to be a DNS-1123 label: %s", pa.what, pa.value, strings.Join(msgs, "; "))))
+			}
+		}
+		if msgs := validation.IsDNS1123Label(pt.section); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(pt.at, pt.section, "the port's SNI needs a DNS-1123 label: "+strings.Join(msgs, "; ")))
+		}
+		if len(sni) > sniMaxLen {
+			errs = append(errs, field.Invalid(pt.path, boundValue(sni), fmt.Sprintf(
+				"the port's SNI is %d characters, more than the DNS host-name limit of %d", len(sni), sniMaxLen)))
+		}
+	}
+	return errs
+}
+
+// portNumber formats a port number as Kuma does for a section name.
+func portNumber(v any) (string, bool) {
+	switch n := v.(type) {
+	case int64:
+		return strconv.FormatInt(n, 10), true
+	case float64:
+		return strconv.FormatFloat(n, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+// mapAt returns the map at path in m.
+func mapAt(m map[string]any, path ...string) (map[string]any, bool) {
+	for _, k := range path {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		m = next
+	}
+	return m, true
+}
+
+// proxyPatchNames are the match fields of a MeshProxyPatch modification that name a generated
+// Envoy resource, by modification type; proxyPatchTags the tag maps that may hold
+// kuma.io/unified-name.
+var (
+	proxyPatchNames = map[string][]string{
+		"cluster":       {"name"},
+		"listener":      {"name"},
+		"networkFilter": {"listenerName"},
+		"httpFilter":    {"listenerName"},
+		"virtualHost":   {"name", "routeConfigurationName"},
+	}
+	proxyPatchTags    = map[string]string{"listener": "tags", "networkFilter": "listenerTags", "httpFilter": "listenerTags"}
+	modificationTypes = []string{"cluster", "httpFilter", "listener", "networkFilter", "virtualHost"}
+)
+
+// UnifiedNameTag is the listener tag that holds a listener's unified name (a KRI or a contextual
+// name such as self_inbound_dp_http).
+const UnifiedNameTag = "kuma.io/unified-name"
+
+// proxyPatchErrors checks the names a MeshProxyPatch author types to select a generated Envoy
+// resource (docs/kri.md, "Hand-typed identifiers"): one that starts with "kri_" must be a valid KRI,
+// since Kuma only generates valid ones and a typo silently matches nothing; one that contains ':'
+// is admitted with a note, since it is a legacy name that matches nothing on meshes with unified
+// naming. Other names are left alone.
+func (c *Config) proxyPatchErrors(obj *admitted, errs field.ErrorList) (field.ErrorList, field.ErrorList) {
+	var notes field.ErrorList
+	mods, _ := mapAt(obj.full, "spec", "default")
+	list, _ := mods["appendModifications"].([]any)
+	base := specPath.Child("default", "appendModifications")
+	for i, item := range list {
+		mod, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, typ := range modificationTypes {
+			match, ok := mapAt(mod, typ, "match")
+			if !ok {
+				continue
+			}
+			mp := base.Index(i).Child(typ, "match")
+			for _, key := range proxyPatchNames[typ] {
+				if v, ok := match[key].(string); ok {
+					errs, notes = c.handTyped(v, mp.Child(key), errs, notes)
+				}
+			}
+			if tagsKey, ok := proxyPatchTags[typ]; ok {
+				if tags, ok := match[tagsKey].(map[string]any); ok {
+					if v, ok := tags[UnifiedNameTag].(string); ok {
+						errs, notes = c.handTyped(v, mp.Child(tagsKey).Key(UnifiedNameTag), errs, notes)
+					}
+				}
+			}
+		}
+	}
+	return errs, notes
+}
+
+func (c *Config) handTyped(v string, p *field.Path, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	if strings.HasPrefix(v, naming.Prefix+string(naming.Separator)) {
+		if _, err := c.registry.Parse(v); err != nil {
+			return append(errs, field.Invalid(p, v, kriDetail(err))), notes
+		}
+		return errs, notes
+	}
+	if strings.IndexByte(v, ':') >= 0 {
+		notes = append(notes, field.Invalid(p, v,
+			"contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there)"))
+	}
+	return errs, notes
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -76,9 +77,78 @@ type Config struct {
 	Types []TypeConfig `json:"types,omitempty"`
 	// Kinds are merged over the built-in defaults, keyed by group and kind.
 	Kinds []KindConfig `json:"kinds,omitempty"`
+	// Requesters override the enforcement of every guarded kind for the requests of some users,
+	// groups or service accounts; the first one that matches a request applies. Absent (nil) means
+	// DefaultRequesters; an empty list means none.
+	Requesters []RequesterConfig `json:"requesters,omitempty"`
 
-	registry *naming.Registry
-	guards   map[schema.GroupKind]*guard
+	registry   *naming.Registry
+	guards     map[schema.GroupKind]*guard
+	requesters []*requester
+}
+
+// RequesterConfig overrides the enforcement for the requests of some requesters. A request
+// matches when its user name is one of Users, one of its groups is one of Groups, or it comes from a
+// service account (system:serviceaccount:<namespace>:<name>) of one of ServiceAccountNamespaces.
+type RequesterConfig struct {
+	// Name identifies the override in the decision metric (label override) and the logs.
+	Name                     string      `json:"name"`
+	Users                    []string    `json:"users,omitempty"`
+	Groups                   []string    `json:"groups,omitempty"`
+	ServiceAccountNamespaces []string    `json:"serviceAccountNamespaces,omitempty"`
+	Enforcement              Enforcement `json:"enforcement"`
+}
+
+// The service accounts of the control planes kriguard guards, as their own installations name them.
+const (
+	// KumaControlPlaneUser is Kuma's control plane (the kuma chart's service account).
+	KumaControlPlaneUser = "system:serviceaccount:kuma-system:kuma-control-plane"
+	// KongOperatorUser is Kong's operator as its chart installs it (serviceAccount.name
+	// controller-manager, in the namespace of its documented install, kong-system).
+	KongOperatorUser = "system:serviceaccount:kong-system:controller-manager"
+	// KongOperatorKustomizeUser is Kong's operator as its kustomize manifests install it (name
+	// prefix gateway-operator-).
+	KongOperatorKustomizeUser = "system:serviceaccount:kong-system:gateway-operator-controller-manager"
+)
+
+// DefaultRequesters are the overrides of a configuration that sets none: the guarded control
+// planes' own writes are warned about, never denied, so that kriguard never stops their sync.
+func DefaultRequesters() []RequesterConfig {
+	return []RequesterConfig{
+		{Name: "kuma-control-plane", Users: []string{KumaControlPlaneUser}, Enforcement: EnforcementWarn},
+		{Name: "kong-operator", Users: []string{KongOperatorUser, KongOperatorKustomizeUser}, Enforcement: EnforcementWarn},
+	}
+}
+
+// requester is a resolved RequesterConfig, with sets to look requests up in.
+type requester struct {
+	name        string
+	users       map[string]bool
+	groups      map[string]bool
+	saNamespace map[string]bool
+	enforcement Enforcement
+}
+
+// serviceAccountPrefix starts the user name of every service account.
+const serviceAccountPrefix = "system:serviceaccount:"
+
+func (r *requester) matches(user string, groups []string) bool {
+	if r.users[user] {
+		return true
+	}
+	for _, g := range groups {
+		if r.groups[g] {
+			return true
+		}
+	}
+	if len(r.saNamespace) > 0 {
+		if rest, ok := strings.CutPrefix(user, serviceAccountPrefix); ok {
+			if ns, name, ok := strings.Cut(rest, ":"); ok && name != "" && r.saNamespace[ns] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TypeConfig registers a KRI resource type.
@@ -107,10 +177,14 @@ type guard struct {
 	enforcement Enforcement
 	// kri is set for kinds named by a KRI; the other guarded kinds are Kong kinds.
 	kri bool
+	// full is set for kinds whose checks read the whole object (Kong kinds, and the Kuma kinds of
+	// fullDecodeKinds); the others are read by the fast decoder.
+	full bool
 }
 
-// DefaultConfig returns the built-in configuration: every Kuma kind of SPEC §1 that has a CRD
-// and the six Kong kinds, all enforced with deny.
+// DefaultConfig returns the built-in configuration: every Kuma kind that has a CRD and the six Kong
+// kinds, all enforced with deny, except for the requests of the guarded control planes
+// (DefaultRequesters), which are only warned about.
 func DefaultConfig() *Config {
 	c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind})
 	if err != nil {
@@ -220,6 +294,12 @@ func buildConfig(c *Config) (*Config, error) {
 		}
 	}
 
+	if c.Requesters == nil {
+		c.Requesters = DefaultRequesters()
+	}
+	requesters, rerrs := buildRequesters(c.Requesters)
+	errs = append(errs, rerrs...)
+
 	reg := naming.Default.Clone()
 	for i, t := range c.Types {
 		p := field.NewPath("types").Index(i)
@@ -264,11 +344,13 @@ func buildConfig(c *Config) (*Config, error) {
 	}
 
 	c.registry = reg
+	c.requesters = requesters
 	c.guards = make(map[schema.GroupKind]*guard, len(order))
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
 		k := merged[gk]
 		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: gk.Group != KongGroup}
+		g.full = !g.kri || gk.Group == KumaGroup && fullDecodeKinds[gk.Kind]
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement
 		}
@@ -282,6 +364,80 @@ func buildConfig(c *Config) (*Config, error) {
 	}
 	c.DefaultEnforcement = defaultEnforcement
 	return c, nil
+}
+
+// buildRequesters checks the requester overrides and resolves them.
+func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
+	var errs field.ErrorList
+	out := make([]*requester, 0, len(rs))
+	names := map[string]bool{}
+	for i, r := range rs {
+		p := field.NewPath("requesters").Index(i)
+		switch {
+		case r.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), "names the override in metrics and logs"))
+		case names[r.Name]:
+			errs = append(errs, field.Duplicate(p.Child("name"), r.Name))
+		default:
+			for _, msg := range validation.IsDNS1123Label(r.Name) {
+				errs = append(errs, field.Invalid(p.Child("name"), r.Name, msg))
+			}
+		}
+		names[r.Name] = true
+		if r.Enforcement == "" {
+			errs = append(errs, field.Required(p.Child("enforcement"), "deny, dryrun or warn"))
+		} else if !slices.Contains(enforcements, r.Enforcement) {
+			errs = append(errs, field.NotSupported(p.Child("enforcement"), r.Enforcement, enforcements))
+		}
+		if len(r.Users)+len(r.Groups)+len(r.ServiceAccountNamespaces) == 0 {
+			errs = append(errs, field.Required(p, "at least one of users, groups or serviceAccountNamespaces"))
+		}
+		res := &requester{name: r.Name, enforcement: r.Enforcement,
+			users: map[string]bool{}, groups: map[string]bool{}, saNamespace: map[string]bool{}}
+		for j, u := range r.Users {
+			if u == "" {
+				errs = append(errs, field.Required(p.Child("users").Index(j), "a user name"))
+			}
+			res.users[u] = true
+		}
+		for j, g := range r.Groups {
+			if g == "" {
+				errs = append(errs, field.Required(p.Child("groups").Index(j), "a group name"))
+			}
+			res.groups[g] = true
+		}
+		for j, ns := range r.ServiceAccountNamespaces {
+			for _, msg := range validation.IsDNS1123Label(ns) {
+				errs = append(errs, field.Invalid(p.Child("serviceAccountNamespaces").Index(j), ns, msg))
+			}
+			res.saNamespace[ns] = true
+		}
+		out = append(out, res)
+	}
+	return out, errs
+}
+
+// enforcementFor returns how a request of userInfo for kind g is enforced, and the name of the
+// requester override that decided it ("" for none).
+func (c *Config) enforcementFor(g *guard, user string, groups []string) (Enforcement, string) {
+	for _, r := range c.requesters {
+		if r.matches(user, groups) {
+			return r.enforcement, r.name
+		}
+	}
+	return g.enforcement, ""
+}
+
+// RequesterEnforcement returns how a request of the given user and groups for gk is enforced, and
+// the name of the requester override that decided it ("" for none). ok is false when gk is not
+// guarded.
+func (c *Config) RequesterEnforcement(gk schema.GroupKind, user string, groups []string) (e Enforcement, override string, ok bool) {
+	g, ok := c.guards[gk]
+	if !ok {
+		return "", "", false
+	}
+	e, override = c.enforcementFor(g, user, groups)
+	return e, override, true
 }
 
 func defaultKinds() []KindConfig {

@@ -47,15 +47,14 @@ func ExampleNewMutator() {
 	resp := m.Handle(context.Background(), meshTimeoutRequest(`{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
 		"metadata": {"generateName": "backend-", "namespace": "kuma-demo",
-			"labels": {"kuma.io/mesh": "default", "kuma.io/zone": "east"}}
+			"labels": {"kuma.io/mesh": "default", "kuma.io/zone": "east", "k8s.kuma.io/namespace": "kuma-demo"}}
 	}`))
 	for _, op := range resp.Patches {
 		fmt.Println(op.Operation, op.Path, op.Value)
 	}
 	// Output:
 	// add /metadata/name backend-4dv9w4x47w8w98v4
-	// add /metadata/labels/kuma.io~1display-name backend
-	// add /metadata/annotations map[kriguard.io/kri:kri_mt_default_east_kuma-demo_backend_]
+	// add /metadata/annotations map[kriguard.io/kri:kri_mt_default_east_kuma-demo_backend_ kuma.io/display-name:backend]
 }
 
 // A configuration file overrides the defaults per kind.

@@ -196,11 +196,36 @@ func TestValidator(t *testing.T) {
 			},
 		},
 		{
-			name: "global kind with a mesh",
+			name: "global legacy kind with a top-level mesh",
+			req:  request(admissionv1.Create, kuma("Mesh", "", "m1", nil, obj{"mesh": "default"}), nil),
+			code:   422,
+			causes: []cause{{"mesh", metav1.CauseType("FieldValueForbidden"), "global-scoped"}},
+		},
+		{
+			name: "the mesh label of a legacy kind is ignored",
 			req: request(admissionv1.Create, kuma("Mesh", "", "m1",
 				map[string]string{naming.LabelMesh: "default"}, nil), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "Dataplane in a custom mesh",
+			req: request(admissionv1.Create, kuma("Dataplane", "ns", "dp-1", nil, obj{"mesh": "custom-mesh"}).
+				with("annotations", map[string]any{naming.AnnotationKRI: "kri_dp_custom-mesh___dp-1_"}), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "Dataplane with only the mesh label has no mesh",
+			req: request(admissionv1.Create, kuma("Dataplane", "ns", "dp-1",
+				map[string]string{naming.LabelMesh: "custom-mesh"}, nil), nil),
 			code:   422,
-			causes: []cause{{"metadata.labels[kuma.io/mesh]", metav1.CauseType("FieldValueForbidden"), "global-scoped"}},
+			causes: []cause{{"mesh", metav1.CauseTypeFieldValueRequired, "mesh-scoped"}},
+		},
+		{
+			name: "display-name annotation is the name",
+			req: request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "t-4zc974b7955445f5", nil, nil).
+				with("annotations", map[string]any{naming.AnnotationDisplayName: "Timeout"}), nil),
+			code:   422,
+			causes: []cause{{"metadata.annotations[kuma.io/display-name]", metav1.CauseTypeFieldValueInvalid, `"Timeout"`}},
 		},
 		{
 			name: "mesh-scoped kind without a mesh label is in mesh default",
@@ -225,12 +250,12 @@ func TestValidator(t *testing.T) {
 				naming.AnnotationKRI: "kri_mt_mesh-1__kuma-system_t2_"}), nil),
 			code: 422,
 			causes: []cause{{"metadata.annotations[kriguard.io/kri]", metav1.CauseTypeFieldValueInvalid,
-				`must equal the object's KRI "kri_mt_mesh-1__kuma-system_t1_"`}},
+				`must equal the object's KRI "kri_mt_mesh-1___t1_"`}},
 		},
 		{
 			name: "KRI annotation that matches",
 			req: request(admissionv1.Create, good.with("annotations", map[string]any{
-				naming.AnnotationKRI: "kri_mt_mesh-1__kuma-system_t1_"}), nil),
+				naming.AnnotationKRI: "kri_mt_mesh-1___t1_"}), nil),
 			allowed: true, code: 200,
 		},
 		{
@@ -586,7 +611,7 @@ func deep(n int) obj {
 
 func TestMutator(t *testing.T) {
 	def := DefaultConfig()
-	labels := map[string]string{naming.LabelMesh: "default", naming.LabelZone: "east"}
+	labels := map[string]string{naming.LabelMesh: "default", naming.LabelZone: "east", naming.LabelNamespace: "kuma-demo"}
 	gen := kuma("MeshTimeout", "kuma-demo", "", labels, nil).with("generateName", "backend-")
 	plugin := kongObj("KongPlugin", "", obj{"plugin": "rate-limiting", "config": map[string]any{"minute": 5}}).with("generateName", "rl-")
 	binding := kongObj("KongPluginBinding", "", spec(obj{
@@ -605,27 +630,50 @@ func TestMutator(t *testing.T) {
 			req:  request(admissionv1.Create, gen, nil),
 			want: []jsonpatch.Operation{
 				{Operation: "add", Path: "/metadata/name", Value: "backend-4dv9w4x47w8w98v4"},
-				{Operation: "add", Path: "/metadata/labels/kuma.io~1display-name", Value: "backend"},
-				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_mt_default_east_kuma-demo_backend_"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{
+					naming.AnnotationDisplayName: "backend", naming.AnnotationKRI: "kri_mt_default_east_kuma-demo_backend_"}},
 			},
 		},
 		{
-			name: "no labels map yet",
-			req:  request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "", nil, nil).with("generateName", "backend-"), nil),
+			// SPEC §2 vector: (default, without-namespace) → without-namespace-c5v4498z5w4x9bcx: no
+			// namespace label, so metadata.namespace is not hashed.
+			name: "no labels: mesh default, no zone, no namespace",
+			req:  request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "", nil, nil).with("generateName", "without-namespace-"), nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "backend", "kuma-demo")},
-				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "backend"}},
-				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_mt_default__kuma-demo_backend_"}},
+				{Operation: "add", Path: "/metadata/name", Value: "without-namespace-c5v4498z5w4x9bcx"},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{
+					naming.AnnotationDisplayName: "without-namespace", naming.AnnotationKRI: "kri_mt_default___without-namespace_"}},
 			},
 		},
 		{
-			name: "display name label wins and is kept",
+			name: "display-name annotation wins and is kept",
+			req: request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "",
+				map[string]string{naming.LabelNamespace: "kuma-demo"}, nil).with("generateName", "backend-").
+				with("annotations", map[string]any{"other": "x", naming.AnnotationDisplayName: "frontend"}), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "frontend", "kuma-demo")},
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_mt_default__kuma-demo_frontend_"},
+			},
+		},
+		{
+			name: "display-name label does not name the object",
 			req: request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "",
 				map[string]string{naming.LabelDisplayName: "frontend"}, nil).with("generateName", "backend-").
 				with("annotations", map[string]any{"other": "x"}), nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "frontend", "kuma-demo")},
-				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_mt_default__kuma-demo_frontend_"},
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("default", "backend")},
+				{Operation: "add", Path: "/metadata/annotations/kuma.io~1display-name", Value: "backend"},
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_mt_default___backend_"},
+			},
+		},
+		{
+			// SPEC §2 vector: (mesh "", foo) → foo-zxw6c95d42zfz9cc.
+			name: "Dataplane hashes its top-level mesh",
+			req:  request(admissionv1.Create, kuma("Dataplane", "ns", "", nil, obj{"mesh": "custom-mesh"}).with("generateName", "dp-"), nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("custom-mesh", "dp")},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{
+					naming.AnnotationDisplayName: "dp", naming.AnnotationKRI: "kri_dp_custom-mesh___dp_"}},
 			},
 		},
 		{
@@ -633,29 +681,29 @@ func TestMutator(t *testing.T) {
 			req:  request(admissionv1.Create, kuma("Mesh", "", "", nil, nil).with("generateName", "mesh-"), nil),
 			want: []jsonpatch.Operation{
 				{Operation: "add", Path: "/metadata/name", Value: hashsuffix.Name("", "mesh")},
-				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "mesh"}},
-				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_m____mesh_"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{
+					naming.AnnotationDisplayName: "mesh", naming.AnnotationKRI: "kri_m____mesh_"}},
 			},
 		},
 		{
 			name: "named object only gets its KRI",
 			req:  request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil), nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default___backend_"}},
 			},
 		},
 		{
 			name: "correct annotation needs no patch",
 			req: request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil).
-				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}), nil),
+				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default___backend_"}), nil),
 		},
 		{
 			name: "update recomputes the KRI",
 			req: request(admissionv1.Update, kuma("MeshService", "ns", "backend", map[string]string{naming.LabelMesh: "mesh-2"}, nil).
-				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}),
+				with("annotations", map[string]any{naming.AnnotationKRI: "kri_msvc_default___backend_"}),
 				kuma("MeshService", "ns", "backend", nil, nil)),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_msvc_mesh-2__ns_backend_"},
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_msvc_mesh-2___backend_"},
 			},
 		},
 		{
@@ -682,7 +730,7 @@ func TestMutator(t *testing.T) {
 			cfg:  mustConfig(t, header+"defaultEnforcement: warn\n"),
 			req:  request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, nil), nil),
 			want: []jsonpatch.Operation{
-				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default__ns_backend_"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationKRI: "kri_msvc_default___backend_"}},
 			},
 		},
 		{
@@ -695,7 +743,7 @@ func TestMutator(t *testing.T) {
 			req:  request(admissionv1.Create, binding, nil),
 			want: []jsonpatch.Operation{
 				{Operation: "add", Path: "/metadata/name", Value: kong.PluginBindingName("http.default-echo.cp1fbfa93f.5cff32e8.m00", "default.request-transformer.5c69e6e8")},
-				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "binding"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationDisplayName: "binding"}},
 			},
 		},
 		{
@@ -703,7 +751,7 @@ func TestMutator(t *testing.T) {
 			req:  request(admissionv1.Create, kongObj("KongService", "", spec(obj{"host": "http.default-echo-8080.1.cp1fbfa93f.29652d0c"})).with("generateName", "svc-"), nil),
 			want: []jsonpatch.Operation{
 				{Operation: "add", Path: "/metadata/name", Value: "http.default-echo-8080.1.cp1fbfa93f.29652d0c"},
-				{Operation: "add", Path: "/metadata/labels", Value: map[string]string{naming.LabelDisplayName: "svc"}},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationDisplayName: "svc"}},
 			},
 		},
 		{
@@ -806,20 +854,28 @@ func TestDecisionsCounted(t *testing.T) {
 		name   string
 		h      admission.Handler
 		req    admission.Request
-		labels []string // kind, operation, decision, enforcement
+		labels []string // kind, operation, decision, enforcement, override
 	}{
-		{"denied", NewValidator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "denied", "deny"}},
-		{"warned", NewValidator(warn), request(admissionv1.Update, bad, kuma("MeshTimeout", "kuma-system", "t1", nil, nil)), []string{"MeshTimeout", "UPDATE", "warned", "warn"}},
-		{"dryrun", NewValidator(dry), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "dryrun", "dryrun"}},
-		{"allowed", NewValidator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "allowed", "deny"}},
-		{"delete", NewValidator(def), request(admissionv1.Delete, nil, bad), []string{"MeshTimeout", "DELETE", "allowed", "deny"}},
-		{"other operation", NewValidator(def), request("PATCH", bad, nil), []string{"MeshTimeout", "other", "allowed", "deny"}},
-		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none"}},
-		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny"}},
-		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none"}},
-		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny"}},
-		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun"}},
-		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny"}},
+		{"denied", NewValidator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "denied", "deny", "none"}},
+		{"warned", NewValidator(warn), request(admissionv1.Update, bad, kuma("MeshTimeout", "kuma-system", "t1", nil, nil)), []string{"MeshTimeout", "UPDATE", "warned", "warn", "none"}},
+		{"dryrun", NewValidator(dry), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "dryrun", "dryrun", "none"}},
+		{"allowed", NewValidator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "allowed", "deny", "none"}},
+		{"delete", NewValidator(def), request(admissionv1.Delete, nil, bad), []string{"MeshTimeout", "DELETE", "allowed", "deny", "none"}},
+		{"other operation", NewValidator(def), request("PATCH", bad, nil), []string{"MeshTimeout", "other", "allowed", "deny", "none"}},
+		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none", "none"}},
+		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny", "none"}},
+		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none", "none"}},
+		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none"}},
+		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none"}},
+		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny", "none"}},
+		{"Kuma's control plane warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), KumaControlPlaneUser),
+			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kuma-control-plane"}},
+		{"Kong's operator warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), KongOperatorUser),
+			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kong-operator"}},
+		{"Kuma's control plane allowed", NewValidator(def), as(request(admissionv1.Create, good, nil), KumaControlPlaneUser),
+			[]string{"MeshService", "CREATE", "allowed", "warn", "kuma-control-plane"}},
+		{"Kuma's control plane patched", NewMutator(def), as(request(admissionv1.Create, good, nil), KumaControlPlaneUser),
+			[]string{"MeshService", "CREATE", "mutated", "warn", "kuma-control-plane"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -831,4 +887,11 @@ func TestDecisionsCounted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// as returns req as sent by user, with the groups the API server gives it.
+func as(req admission.Request, user string, groups ...string) admission.Request {
+	req.UserInfo.Username = user
+	req.UserInfo.Groups = append(groups, "system:authenticated")
+	return req
 }

@@ -21,6 +21,7 @@ const (
 const (
 	unguardedKind        = "unguarded"
 	noEnforcement        = "none"
+	noOverride           = "none"
 	otherOperation       = "other"
 	kindOfBrokenRequests = "unknown"
 )
@@ -29,14 +30,21 @@ const (
 // the framework's own webhook metrics, and is served on the manager's metrics endpoint.
 var decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "kriguard_admission_decisions_total",
-	Help: "Admission decisions of the kriguard webhooks, by kind, operation, decision and enforcement.",
-}, []string{"kind", "operation", "decision", "enforcement"})
+	Help: "Admission decisions of the kriguard webhooks, by kind, operation, decision, enforcement and the requester override that set it.",
+}, []string{"kind", "operation", "decision", "enforcement", "override"})
 
 func init() {
 	metrics.Registry.MustRegister(decisions)
 }
 
+// count counts a decision no requester override took part in.
 func count(kind string, op admissionv1.Operation, decision string, e Enforcement) {
+	countOverride(kind, op, decision, e, noOverride)
+}
+
+// countOverride counts a decision; override names the requester override that applied, or is
+// noOverride. Override names come from the configuration, so the label set stays bounded.
+func countOverride(kind string, op admissionv1.Operation, decision string, e Enforcement, override string) {
 	opLabel := string(op)
 	switch op {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
@@ -47,5 +55,5 @@ func count(kind string, op admissionv1.Operation, decision string, e Enforcement
 	if enf == "" {
 		enf = noEnforcement
 	}
-	decisions.WithLabelValues(kind, opLabel, decision, enf).Inc()
+	decisions.WithLabelValues(kind, opLabel, decision, enf, override).Inc()
 }

@@ -17,14 +17,17 @@ import (
 
 // Mutator is the handler of /mutate. On CREATE it replaces the random suffix of generateName
 // with the deterministic name of the naming schemes, keeping the original name in the
-// kuma.io/display-name label, and on CREATE and UPDATE it records every Kuma object's KRI in the
-// kriguard.io/kri annotation. Its JSON patches touch nothing else.
+// kuma.io/display-name annotation (where Kuma keeps it), and on CREATE and UPDATE it records every
+// Kuma object's KRI, as Kuma computes it (docs/kri.md), in the kriguard.io/kri annotation. Its JSON
+// patches touch nothing else.
 //
 // The deterministic names:
-//   - Kuma kinds: hashsuffix.Name(mesh, name, zone, namespace) of the object's KRI, as Kuma's KDS
-//     names synced copies. The name hashed is the KRI name: the kuma.io/display-name label when
-//     the object has one, else generateName with its trailing "-" trimmed (which then becomes the
-//     label), so that a "backend-" generateName yields backend-<16 characters>;
+//   - Kuma kinds: the hash-suffix name Kuma's KDS gives a synced copy, with KDS's inputs: the
+//     object's mesh and name as its KRI has them, then the values of its kuma.io/zone and
+//     k8s.kuma.io/namespace labels, each only when present. The name hashed is the
+//     kuma.io/display-name annotation when the object has one, else generateName with its trailing
+//     "-" trimmed (which then becomes the annotation), so that a "backend-" generateName yields
+//     backend-<16 characters>;
 //   - KongPluginBinding: <route or service>.<plugin> of its spec.targets and spec.pluginRef, as
 //     Kong's operator names it;
 //   - KongService: its spec.host, when that is a generated upstream name.
@@ -45,36 +48,38 @@ func NewMutator(c *Config) admission.Handler { return &Mutator{cfg: c} }
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	g, done := m.cfg.triage(ctx, req)
+	g, d, done := m.cfg.triage(ctx, req)
 	if done != nil {
 		return *done
 	}
 	if req.SubResource != "" {
 		// The API server keeps only the subresource's part of the object (status, scale):
 		// a metadata patch would be dropped.
-		count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+		d.count(req.Operation, decisionAllowed)
 		return admission.Allowed("")
 	}
 	log := logf.FromContext(ctx)
-	obj, err := decodeObject(req.Object, "object", g.gk, !g.kri)
+	obj, err := decodeObject(req.Object, "object", g.gk, g.full)
 	if err != nil {
-		count(g.gk.Kind, req.Operation, decisionError, g.enforcement)
+		d.count(req.Operation, decisionError)
 		log.Info("bad request", "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 
 	ops := m.cfg.patch(g, obj, req.Operation == admissionv1.Create)
 	if len(ops) == 0 {
-		count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+		d.count(req.Operation, decisionAllowed)
 		return admission.Allowed("")
 	}
-	if g.enforcement == EnforcementDryRun {
-		count(g.gk.Kind, req.Operation, decisionDryRun, g.enforcement)
-		log.Info("would patch", "kind", g.gk.String(), "objectName", objectName(obj, req), "patch", ops)
+	if d.enforcement == EnforcementDryRun {
+		d.count(req.Operation, decisionDryRun)
+		log.Info("would patch", "kind", g.gk.String(), "objectName", objectName(obj, req), "patch", ops,
+			"override", d.overrideLabel())
 		return admission.Allowed("")
 	}
-	count(g.gk.Kind, req.Operation, decisionMutated, g.enforcement)
-	log.V(1).Info("patched", "kind", g.gk.String(), "objectName", objectName(obj, req), "operations", len(ops))
+	d.count(req.Operation, decisionMutated)
+	log.V(1).Info("patched", "kind", g.gk.String(), "objectName", objectName(obj, req), "operations", len(ops),
+		"override", d.overrideLabel())
 	return admission.Patched("", ops...)
 }
 
@@ -83,7 +88,7 @@ func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operati
 	generate := create && obj.name == "" && obj.generateName != ""
 	var ops []jsonpatch.Operation
 	displayName := ""
-	if _, has := obj.labels[naming.LabelDisplayName]; generate && !has {
+	if _, has := obj.annotations[naming.AnnotationDisplayName]; generate && !has {
 		displayName = strings.TrimRight(obj.generateName, "-")
 	}
 
@@ -97,20 +102,20 @@ func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operati
 		}
 		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/name", name))
 		if displayName != "" {
-			ops = append(ops, mapMemberOp(obj, "labels", naming.LabelDisplayName, displayName))
+			ops = append(ops, mapMemberOp(obj, "annotations", naming.AnnotationDisplayName, displayName))
 		}
 		return ops
 	}
 
 	subject := obj
 	if displayName != "" {
-		// The KRI of the object as it will be stored, with the label this patch adds.
+		// The KRI of the object as it will be stored, with the annotation this patch adds.
 		s := *obj
-		s.labels = maps.Clone(obj.labels)
-		if s.labels == nil {
-			s.labels = map[string]string{}
+		s.annotations = maps.Clone(obj.annotations)
+		if s.annotations == nil {
+			s.annotations = map[string]string{}
 		}
-		s.labels[naming.LabelDisplayName] = displayName
+		s.annotations[naming.AnnotationDisplayName] = displayName
 		subject = &s
 	}
 	kri, errs := c.registry.ForObject(subject, g.gk.Kind)
@@ -119,17 +124,43 @@ func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operati
 	}
 	if generate {
 		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/name", kdsName(kri)))
-		if displayName != "" {
-			ops = append(ops, mapMemberOp(obj, "labels", naming.LabelDisplayName, displayName))
-		}
+	}
+	// Both annotations in one operation when the map is missing: two "add /metadata/annotations"
+	// would have the second replace the first.
+	var add [][2]string
+	if displayName != "" {
+		add = append(add, [2]string{naming.AnnotationDisplayName, displayName})
 	}
 	if s := kri.String(); obj.annotations[naming.AnnotationKRI] != s {
-		ops = append(ops, mapMemberOp(obj, "annotations", naming.AnnotationKRI, s))
+		add = append(add, [2]string{naming.AnnotationKRI, s})
 	}
-	return ops
+	return append(ops, annotationOps(obj, add)...)
 }
 
-// kdsName is the hash-suffix name Kuma's KDS gives the object of kri.
+// annotationOps sets each key to its value in metadata.annotations: one operation per member when
+// the map exists, one for the whole map when it does not.
+func annotationOps(obj *admitted, kv [][2]string) []jsonpatch.Operation {
+	if len(kv) == 0 {
+		return nil
+	}
+	if obj.hasAnnotations {
+		ops := make([]jsonpatch.Operation, 0, len(kv))
+		for _, p := range kv {
+			ops = append(ops, mapMemberOp(obj, "annotations", p[0], p[1]))
+		}
+		return ops
+	}
+	m := make(map[string]string, len(kv))
+	for _, p := range kv {
+		m[p[0]] = p[1]
+	}
+	return []jsonpatch.Operation{jsonpatch.NewOperation("add", "/metadata/annotations", m)}
+}
+
+// kdsName is the hash-suffix name Kuma's KDS gives the object of kri: hashed over mesh, name, then
+// the zone and namespace label values. A label that is absent and one that is empty add the same
+// nothing to the hash (the values are written with no separator), so leaving out empty fields
+// gives KDS's name in both cases.
 func kdsName(kri naming.KRI) string {
 	var extra []string
 	if kri.Zone != "" {

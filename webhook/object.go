@@ -26,7 +26,9 @@ import (
 //     kinds, whose checks read more of the object. Its errors are the 400 answers.
 type admitted struct {
 	name, generateName, namespace string
-	labels, annotations           map[string]string
+	// mesh is the top-level mesh field of Kuma's legacy kinds (Dataplane, Mesh, …), "" when absent.
+	mesh                string
+	labels, annotations map[string]string
 	// hasLabels and hasAnnotations say whether metadata holds that map, even empty: a patch then
 	// adds one member rather than the whole map.
 	hasLabels, hasAnnotations bool
@@ -40,10 +42,13 @@ type admitted struct {
 	full map[string]any
 }
 
-// GetName, GetNamespace and GetLabels make an admitted object a naming.Object.
-func (o *admitted) GetName() string              { return o.name }
-func (o *admitted) GetNamespace() string         { return o.namespace }
-func (o *admitted) GetLabels() map[string]string { return o.labels }
+// GetName, GetNamespace, GetLabels, GetAnnotations and GetMesh make an admitted object a
+// naming.Object.
+func (o *admitted) GetName() string                   { return o.name }
+func (o *admitted) GetNamespace() string              { return o.namespace }
+func (o *admitted) GetLabels() map[string]string      { return o.labels }
+func (o *admitted) GetAnnotations() map[string]string { return o.annotations }
+func (o *admitted) GetMesh() string                   { return o.mesh }
 
 // decodeObject decodes one object of a request and checks that it is of the requested kind.
 // full asks for the whole object in admitted.full.
@@ -86,6 +91,11 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 			return nil, fmt.Errorf("decoding %s: metadata.%s: %w", what, f.name, err)
 		}
 	}
+	if v, ok := u.Object["mesh"]; ok && v != nil {
+		if o.mesh, ok = v.(string); !ok {
+			return nil, fmt.Errorf("decoding %s: mesh: must be a string, not %T", what, v)
+		}
+	}
 	o.spec = u.Object["spec"]
 	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, "status", "origin", "kri"); found && err == nil {
 		o.originKRI, o.hasOriginKRI = v, true
@@ -109,7 +119,7 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 	}
 	o := &admitted{}
 	var apiVersion, kind string
-	var haveVersion, haveKind, haveMeta bool
+	var haveVersion, haveKind, haveMeta, haveMesh bool
 	var spec, status []byte
 	ok := s.members(func(key []byte) bool {
 		switch string(key) {
@@ -119,6 +129,8 @@ func decodeFast(raw []byte, gk schema.GroupKind) (*admitted, bool) {
 			return once(&haveKind) && s.string(&kind)
 		case "metadata":
 			return once(&haveMeta) && s.metadata(o)
+		case "mesh":
+			return once(&haveMesh) && s.string(&o.mesh)
 		case "spec":
 			if spec != nil {
 				return false

@@ -62,6 +62,9 @@ var decodeCases = []struct {
 	{"deep", fastHead + `"metadata":{},"spec":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`, false},
 	{"huge number", fastHead + `"metadata":{},"other":1e999}`, false},
 	{"long number", fastHead + `"metadata":{},"other":1` + strings.Repeat("0", 400) + `}`, false},
+	{"top-level mesh", fastHead + `"mesh":"custom-mesh","metadata":{"name":"dp"}}`, true},
+	{"null mesh", fastHead + `"mesh":null,"metadata":{"name":"dp"}}`, false},
+	{"repeated mesh", fastHead + `"mesh":"a","mesh":"b","metadata":{"name":"dp"}}`, false},
 	{"not an object", `[1]`, false},
 	{"null", `null`, false},
 }
@@ -106,6 +109,7 @@ func compareDecoders(t *testing.T, raw []byte) {
 		{"name", fast.name, full.name},
 		{"generateName", fast.generateName, full.generateName},
 		{"namespace", fast.namespace, full.namespace},
+		{"mesh", fast.mesh, full.mesh},
 		{"hasLabels", fast.hasLabels, full.hasLabels},
 		{"hasAnnotations", fast.hasAnnotations, full.hasAnnotations},
 		{"hasOriginKRI", fast.hasOriginKRI, full.hasOriginKRI},

@@ -153,7 +153,8 @@ func testCertController(t *testing.T, env *testenv.Env) {
 	if err := c.Create(ctx, gen); err != nil {
 		t.Fatal(err)
 	}
-	if want := hashsuffix.Name("default", "backend", "default"); gen.GetName() != want || gen.GetAnnotations()["kriguard.io/kri"] != "kri_mt_default__default_backend_" {
+	if want := hashsuffix.Name("default", "backend"); gen.GetName() != want || gen.GetAnnotations()["kriguard.io/kri"] != "kri_mt_default___backend_" ||
+		gen.GetAnnotations()["kuma.io/display-name"] != "backend" {
 		t.Errorf("generateName object is %s %v, want %s", gen.GetName(), gen.GetAnnotations(), want)
 	}
 
@@ -162,8 +163,8 @@ func testCertController(t *testing.T, env *testenv.Env) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",operation="CREATE"}`,
-		`kriguard_admission_decisions_total{decision="mutated",enforcement="deny",kind="MeshTimeout",operation="CREATE"}`,
+		`kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",operation="CREATE",override="none"}`,
+		`kriguard_admission_decisions_total{decision="mutated",enforcement="deny",kind="MeshTimeout",operation="CREATE",override="none"}`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)

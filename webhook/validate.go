@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -28,78 +29,108 @@ func NewValidator(c *Config) admission.Handler { return &Validator{cfg: c} }
 
 // Handle decides one admission request.
 //
-// CREATE is checked in full. On UPDATE only the problems the update introduces count: a
+// The request is enforced as its kind is configured, unless a requester override matches its user
+// (Config.Requesters): then as the override says. CREATE is checked in full. On UPDATE only the problems the update introduces count: a
 // problem the old object already had (same field, type and value) is let through with a warning,
 // so that objects admitted before the webhook existed can still be changed. DELETE, CONNECT and
 // unknown operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	g, done := v.cfg.triage(ctx, req)
+	g, d, done := v.cfg.triage(ctx, req)
 	if done != nil {
 		return *done
 	}
 	log := logf.FromContext(ctx)
-	label := g.gk.Kind
 
-	obj, err := decodeObject(req.Object, "object", g.gk, !g.kri)
+	obj, err := decodeObject(req.Object, "object", g.gk, g.full)
 	if err != nil {
-		count(label, req.Operation, decisionError, g.enforcement)
+		d.count(req.Operation, decisionError)
 		log.Info("bad request", "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	_, _, errs := v.cfg.check(g, obj)
+	_, _, errs, notes := v.cfg.check(g, obj)
 	name := boundValue(objectName(obj, req))
 
 	var warnings []string
 	if req.Operation == admissionv1.Update {
-		old, err := decodeObject(req.OldObject, "oldObject", g.gk, !g.kri)
+		old, err := decodeObject(req.OldObject, "oldObject", g.gk, g.full)
 		if err != nil {
-			count(label, req.Operation, decisionError, g.enforcement)
+			d.count(req.Operation, decisionError)
 			log.Info("bad request", "error", err.Error())
 			return admission.Errored(http.StatusBadRequest, err)
 		}
-		_, _, oldErrs := v.cfg.check(g, old)
+		_, _, oldErrs, _ := v.cfg.check(g, old)
 		var kept field.ErrorList
 		errs, kept = introduced(errs, oldErrs)
 		for _, fe := range boundValues(kept) {
 			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
 		}
 	}
+	for _, fe := range boundValues(notes) {
+		warnings = append(warnings, warning(g.gk, name, fe, ""))
+	}
 
 	errs = boundValues(errs)
-	if g.enforcement == EnforcementDryRun {
+	if d.enforcement == EnforcementDryRun {
 		warnings = nil // dry-run kinds are only logged and counted
 	}
 	if len(errs) == 0 {
-		count(label, req.Operation, decisionAllowed, g.enforcement)
+		d.count(req.Operation, decisionAllowed)
 		return admission.Allowed("").WithWarnings(warnings...)
 	}
-	switch g.enforcement {
+	switch d.enforcement {
 	case EnforcementWarn:
-		for _, fe := range errs {
-			warnings = append(warnings, warning(g.gk, name, fe, ""))
+		prefix := ""
+		if d.override != "" {
+			prefix = "allowed for requester override " + strconv.Quote(d.override) + ": "
 		}
-		count(label, req.Operation, decisionWarned, g.enforcement)
-		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		for _, fe := range errs {
+			warnings = append(warnings, warning(g.gk, name, fe, prefix))
+		}
+		d.count(req.Operation, decisionWarned)
+		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return admission.Allowed("").WithWarnings(warnings...)
 	case EnforcementDryRun:
-		count(label, req.Operation, decisionDryRun, g.enforcement)
-		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		d.count(req.Operation, decisionDryRun)
+		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return admission.Allowed("")
 	default:
-		count(label, req.Operation, decisionDenied, g.enforcement)
-		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(), "dryRun", isDryRun(req))
+		d.count(req.Operation, decisionDenied)
+		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return invalid(g.gk, name, errs).WithWarnings(warnings...)
 	}
 }
 
+// decider is how one request is enforced: its kind's enforcement, or that of the requester override
+// that matched the request.
+type decider struct {
+	kind        string
+	enforcement Enforcement
+	// override is the name of the requester override that applied, "" for none.
+	override string
+}
+
+func (d decider) overrideLabel() string {
+	if d.override == "" {
+		return noOverride
+	}
+	return d.override
+}
+
+func (d decider) count(op admissionv1.Operation, decision string) {
+	countOverride(d.kind, op, decision, d.enforcement, d.overrideLabel())
+}
+
 // triage answers the requests that need no look at the object: requests without a body,
 // unguarded kinds and operations other than CREATE and UPDATE. It returns the guard of a request
-// that needs a decision, or the final response.
-func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, *admission.Response) {
+// that needs a decision and how it is enforced, or the final response.
+func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, decider, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
-		return nil, &r
+		return nil, decider{}, &r
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
 	g, ok := c.guards[gk]
@@ -111,15 +142,17 @@ func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, *ad
 		r := admission.Allowed("").WithWarnings(fmt.Sprintf(
 			"kriguard does not guard %s: the webhook configuration's rules and the kriguard configuration disagree",
 			schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}.String()))
-		return nil, &r
+		return nil, decider{}, &r
 	}
+	d := decider{kind: g.gk.Kind}
+	d.enforcement, d.override = c.enforcementFor(g, req.UserInfo.Username, req.UserInfo.Groups)
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
-		return g, nil
+		return g, d, nil
 	}
-	count(g.gk.Kind, req.Operation, decisionAllowed, g.enforcement)
+	d.count(req.Operation, decisionAllowed)
 	r := admission.Allowed("")
-	return nil, &r
+	return nil, d, &r
 }
 
 // introduced splits errs into the problems old does not have and the ones it has. Problems are
