@@ -378,6 +378,8 @@ func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
 			errs = append(errs, field.Required(p.Child("name"), "names the override in metrics and logs"))
 		case names[r.Name]:
 			errs = append(errs, field.Duplicate(p.Child("name"), r.Name))
+		case r.Name == noOverride:
+			errs = append(errs, field.Invalid(p.Child("name"), r.Name, "is what the metric says when no override applied"))
 		default:
 			for _, msg := range validation.IsDNS1123Label(r.Name) {
 				errs = append(errs, field.Invalid(p.Child("name"), r.Name, msg))

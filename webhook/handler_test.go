@@ -436,6 +436,99 @@ func TestValidator(t *testing.T) {
 		{
 			name: "KongUpstream named freely", req: request(admissionv1.Create, kongObj("KongUpstream", "my-upstream", nil), nil),
 			allowed: true, code: 200,
+		},		{
+			name: "SNI: a dotted MeshService name breaks every port's SNI",
+			req: request(admissionv1.Create, kuma("MeshService", "ns", "my.svc", nil, spec(obj{"ports": []any{
+				map[string]any{"name": "http", "port": 80}, map[string]any{"port": 8080}}})), nil),
+			code: 422,
+			causes: []cause{
+				{"spec.ports[0]", metav1.CauseTypeFieldValueInvalid, `"sni.msvc.default.my.svc.http": the port's SNI needs the object's name "my.svc" to be a DNS-1123 label`},
+				{"spec.ports[1]", metav1.CauseTypeFieldValueInvalid, `"sni.msvc.default.my.svc.8080"`},
+			},
+		},
+		{
+			name: "SNI: an empty MeshService port name",
+			req: request(admissionv1.Create, kuma("MeshService", "ns", "backend", nil, spec(obj{"ports": []any{
+				map[string]any{"name": "", "port": 80}}})), nil),
+			code:   422,
+			causes: []cause{{"spec.ports[0].name", metav1.CauseTypeFieldValueInvalid, "must not be empty"}},
+		},
+		{
+			name: "SNI: an empty MeshMultiZoneService port name falls back to the number",
+			req: request(admissionv1.Create, kuma("MeshMultiZoneService", "ns", "backend", nil, spec(obj{"ports": []any{
+				map[string]any{"name": "", "port": 80}}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "SNI: longer than 253 characters",
+			req: request(admissionv1.Create, kuma("MeshService", "kuma-system", strings.Repeat("d", 63), map[string]string{
+				naming.LabelMesh: strings.Repeat("a", 63), naming.LabelZone: strings.Repeat("b", 63), naming.LabelNamespace: strings.Repeat("c", 63),
+			}, spec(obj{"ports": []any{map[string]any{"name": "http", "port": 80}}})), nil),
+			code:   422,
+			causes: []cause{{"spec.ports[0]", metav1.CauseTypeFieldValueInvalid, "the port's SNI is 269 characters, more than the DNS host-name limit of 253"}},
+		},
+		{
+			name: "SNI: namespace without a zone is not in the SNI",
+			req: request(admissionv1.Create, kuma("MeshService", "kuma-system", strings.Repeat("d", 63), map[string]string{
+				naming.LabelMesh: strings.Repeat("a", 63), naming.LabelNamespace: strings.Repeat("c", 63),
+			}, spec(obj{"ports": []any{map[string]any{"name": "http", "port": 80}}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "SNI: MeshExternalService, section is the matched port",
+			req: request(admissionv1.Create, kuma("MeshExternalService", "kuma-system", "ext.example", nil, spec(obj{
+				"match": map[string]any{"type": "HostnameGenerator", "port": 443, "protocol": "tcp"}})), nil),
+			code:   422,
+			causes: []cause{{"spec.match", metav1.CauseTypeFieldValueInvalid, `"sni.extsvc.default.ext.example.443"`}},
+		},
+		{
+			name: "SNI: a valid MeshService",
+			req: request(admissionv1.Create, kuma("MeshService", "ns", "backend", map[string]string{naming.LabelZone: "east", naming.LabelNamespace: "ns"},
+				spec(obj{"ports": []any{map[string]any{"name": "http", "port": 80}, map[string]any{"port": 6379}}})), nil),
+			allowed: true, code: 200,
+		},
+		{
+			name: "MeshProxyPatch: hand-typed KRIs must be valid, legacy names only warned about",
+			req: request(admissionv1.Create, kuma("MeshProxyPatch", "kuma-system", "patch", nil, spec(obj{"default": map[string]any{
+				"appendModifications": []any{
+					map[string]any{"cluster": map[string]any{"operation": "Patch", "match": map[string]any{"name": "kri_msvc_Default___backend_http"}}},
+					map[string]any{"listener": map[string]any{"operation": "Patch", "match": map[string]any{
+						"name": "inbound:10.42.0.9:8080", "tags": map[string]any{UnifiedNameTag: "kri_msvc_default___backend_http_x"}}}},
+					map[string]any{"httpFilter": map[string]any{"operation": "Patch", "match": map[string]any{
+						"name": "envoy.filters.http.router", "listenerName": "kri_msvc_default___backend_http",
+						"listenerTags": map[string]any{UnifiedNameTag: "self_inbound_dp_http"}}}},
+					map[string]any{"virtualHost": map[string]any{"operation": "Patch", "match": map[string]any{
+						"name": "outbound", "routeConfigurationName": "kri_zz_default___backend_"}}},
+				}}})), nil),
+			code: 422,
+			causes: []cause{
+				{"spec.default.appendModifications[0].cluster.match.name", metav1.CauseTypeFieldValueInvalid, "kri.mesh"},
+				{"spec.default.appendModifications[1].listener.match.tags[kuma.io/unified-name]", metav1.CauseTypeFieldValueInvalid, "exactly 7"},
+				{"spec.default.appendModifications[3].virtualHost.match.routeConfigurationName", metav1.CauseTypeFieldValueInvalid, "kri.type"},
+			},
+			warnings: []string{`spec.default.appendModifications[1].listener.match.name: Invalid value: "inbound:10.42.0.9:8080": contains ':'`},
+		},
+		{
+			name: "MeshProxyPatch with a legacy name is admitted with a warning",
+			req: request(admissionv1.Create, kuma("MeshProxyPatch", "kuma-system", "patch", nil, spec(obj{"default": map[string]any{
+				"appendModifications": []any{
+					map[string]any{"networkFilter": map[string]any{"operation": "Patch", "match": map[string]any{"listenerName": "outbound:10.0.0.1:80"}}},
+				}}})), nil),
+			allowed: true, code: 200,
+			warnings: []string{"spec.default.appendModifications[0].networkFilter.match.listenerName"},
+		},
+		{
+			name: "Kuma's control plane is warned, not denied (zone east.1)",
+			req: as(request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "t-1", map[string]string{naming.LabelZone: "east.1"}, nil), nil),
+				KumaControlPlaneUser, "system:serviceaccounts", "system:serviceaccounts:kuma-system"),
+			allowed: true, code: 200,
+			warnings: []string{`allowed for requester override "kuma-control-plane": metadata.labels[kuma.io/zone]: Invalid value: "east.1"`},
+		},
+		{
+			name:   "the same object from an ordinary user is denied",
+			req:    as(request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "t-1", map[string]string{naming.LabelZone: "east.1"}, nil), nil), "alice"),
+			code:   422,
+			causes: []cause{{"metadata.labels[kuma.io/zone]", metav1.CauseTypeFieldValueInvalid, "found '.'"}},
 		},
 	}
 	for _, tt := range tests {
