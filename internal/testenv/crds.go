@@ -25,6 +25,27 @@ const ExtraCRDsEnv = "KRIGUARD_EXTRA_CRDS"
 // OwnCRDDir is the folder, relative to the repository root, of the project's own test CRDs.
 const OwnCRDDir = "test/crds"
 
+// UpstreamCRDDirs are the folders, relative to the repository root, of the real, unmodified Kuma and
+// Kong CRDs: shared reference data beside the checkout (CI has it there), never copied into the
+// repository. Every control plane loads them.
+var UpstreamCRDDirs = []string{"../shared/crds/kuma", "../shared/crds/kong"}
+
+// upstreamCRDDirs returns UpstreamCRDDirs taken from root, or an error that says what is missing and
+// why the tests need it.
+func upstreamCRDDirs(root string) ([]string, error) {
+	dirs := make([]string, 0, len(UpstreamCRDDirs))
+	for _, d := range UpstreamCRDDirs {
+		abs := filepath.Clean(filepath.Join(root, d))
+		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("the upstream Kuma and Kong CRDs are missing: no folder %s (%s from the repository root). "+
+				"kriguard's tests run against the real CRDs, which are shared reference data beside the checkout, as CI has it; "+
+				"put them there (the repository never holds copies)", abs, d)
+		}
+		dirs = append(dirs, abs)
+	}
+	return dirs, nil
+}
+
 // Kind is one kind served by a loaded CRD, in the terms a test needs to build and address an object of
 // it.
 type Kind struct {
@@ -268,7 +289,8 @@ func kindsOf(crds []sourcedCRD) []Kind {
 }
 
 // extraCRDDirs returns the folders of KRIGUARD_EXTRA_CRDS, relative ones taken from root, followed by
-// those of Options.ExtraCRDDirs, relative ones taken from the working directory. The variable is set
+// those of Options.ExtraCRDDirs, relative ones taken from the working directory. A folder that comes
+// twice is kept once (CI names the upstream folders in the variable too). The variable is set
 // once for the whole `go test ./...`, whose packages each run in their own folder, so only the
 // repository root gives its relative paths one meaning; an option is written in one package's test,
 // where testdata/… is the natural spelling.
@@ -290,5 +312,18 @@ func extraCRDDirs(env string, fromOpts []string, root string) ([]string, error) 
 		}
 		dirs = append(dirs, abs)
 	}
-	return dirs, nil
+	return dedupDirs(dirs), nil
+}
+
+// dedupDirs keeps the first of folders named more than once.
+func dedupDirs(dirs []string) []string {
+	seen := map[string]bool{}
+	out := dirs[:0:0]
+	for _, d := range dirs {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

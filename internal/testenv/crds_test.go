@@ -166,12 +166,34 @@ func TestLoadCRDsErrors(t *testing.T) {
 	})
 }
 
+func TestUpstreamCRDDirs(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if _, err := upstreamCRDDirs(repo); err == nil || !strings.Contains(err.Error(), "upstream Kuma and Kong CRDs are missing") ||
+		!strings.Contains(err.Error(), filepath.Join(root, "shared", "crds", "kuma")) {
+		t.Errorf("without ../shared: error %v, want one naming the missing folder", err)
+	}
+	for _, d := range []string{"repo", "shared/crds/kuma", "shared/crds/kong"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := upstreamCRDDirs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(root, "shared/crds/kuma"), filepath.Join(root, "shared/crds/kong")}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestExtraCRDDirs(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := extraCRDDirs("/abs/kuma::rel/kong:", []string{"testdata/crds"}, "/repo")
+	got, err := extraCRDDirs("/abs/kuma::rel/kong:/abs/kuma", []string{"testdata/crds"}, "/repo")
 	if err != nil {
 		t.Fatal(err)
 	}

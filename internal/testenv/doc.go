@@ -7,11 +7,15 @@
 // hack/tools.sh fills. When they are missing, Start returns an error that says so and how to fix it;
 // the tests fail rather than skip, because a suite that silently skips its end-to-end half proves nothing.
 //
-// CRDs come from two places. The project's own test CRDs under test/crds are always loaded: they carry
-// the upstream group, versions, names, scope and short names with a loose schema that accepts any
-// spec. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from the
-// repository root) and in Options.ExtraCRDDirs are loaded as well, and a CRD there replaces the
-// project's own CRD of the same name, so a run with the upstream folders checks the real schemas.
+// CRDs come from three places. The project's own test CRDs under test/crds carry the upstream group,
+// versions, names, scope and short names with a loose schema that accepts any spec; they serve the
+// kinds no upstream folder has. The real, unmodified Kuma and Kong CRDs are always loaded from
+// ../shared/crds/kuma and ../shared/crds/kong beside the checkout (UpstreamCRDDirs; shared reference
+// data, never copied into the repository): when they are missing, Start and LoadKinds fail with an
+// error that says so, so every test that needs a control plane fails rather than runs on loose
+// schemas. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from
+// the repository root) and in Options.ExtraCRDDirs are loaded as well. A CRD from any of these folders
+// replaces the project's own CRD of the same name, so the real schemas are the ones tested.
 //
 // A package that needs a control plane usually starts one for all of its tests:
 //

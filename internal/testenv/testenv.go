@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// Options configure a control plane. The zero value starts one with the project's CRDs and those of
-// KRIGUARD_EXTRA_CRDS.
+// Options configure a control plane. The zero value starts one with the project's CRDs, the
+// upstream Kuma and Kong CRDs of UpstreamCRDDirs and those of KRIGUARD_EXTRA_CRDS.
 type Options struct {
 	// Scheme is the client's scheme. Nil means client-go's built-in types plus apiextensions/v1.
 	Scheme *runtime.Scheme
@@ -160,15 +160,29 @@ func Start(opts Options) (*Env, error) {
 
 // crdsFor loads the CRDs a control plane started with opts installs.
 func crdsFor(root string, opts Options) ([]sourcedCRD, error) {
-	extra, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), opts.ExtraCRDDirs, root)
+	dirs, err := crdDirs(root, opts)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := loadCRDs(filepath.Join(root, OwnCRDDir), extra)
+	loaded, err := loadCRDs(filepath.Join(root, OwnCRDDir), dirs)
 	if err != nil {
 		return nil, fmt.Errorf("loading CRDs: %w", err)
 	}
 	return loaded, nil
+}
+
+// crdDirs lists the folders loaded over the project's own CRDs: the upstream ones, then those of
+// KRIGUARD_EXTRA_CRDS and Options.ExtraCRDDirs, each folder once.
+func crdDirs(root string, opts Options) ([]string, error) {
+	upstream, err := upstreamCRDDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), opts.ExtraCRDDirs, root)
+	if err != nil {
+		return nil, err
+	}
+	return dedupDirs(append(upstream, extra...)), nil
 }
 
 // LoadKinds returns the kinds a control plane started with opts would serve, without starting one:

@@ -130,19 +130,16 @@ func TestEveryCRDIsEstablished(t *testing.T) {
 	}
 }
 
-// TestUpstreamCRDsReplaceOwn checks, when KRIGUARD_EXTRA_CRDS is set, that the apiserver serves the
-// upstream schema, not the project's loose one, for every CRD found in those folders.
+// TestUpstreamCRDsReplaceOwn checks that the apiserver serves the upstream schema, not the project's
+// loose one, for every CRD of the upstream folders (and of KRIGUARD_EXTRA_CRDS).
 func TestUpstreamCRDsReplaceOwn(t *testing.T) {
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), nil, root)
+	dirs, err := crdDirs(root, Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Skipf("%s is not set: the suite runs on the project's own CRDs only", ExtraCRDsEnv)
 	}
 	for _, dir := range dirs {
 		upstream, err := readCRDDir(dir, true)
@@ -179,12 +176,9 @@ func TestOwnCRDsMatchUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), nil, root)
+	dirs, err := crdDirs(root, Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Skipf("%s is not set: nothing upstream to compare test/crds with", ExtraCRDsEnv)
 	}
 	own, err := readCRDDir(filepath.Join(root, OwnCRDDir), false)
 	if err != nil {

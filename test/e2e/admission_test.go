@@ -137,13 +137,13 @@ func TestDenied(t *testing.T) {
 				`spec.to[0].targetRef.sectionName: Invalid value: "port-": must end with a lowercase letter or digit]`,
 		},
 		{
-			name: "global-scoped kind with a mesh label",
-			obj:  object(kumaAPIVersion, "Mesh", "", "demo", mesh("default"), map[string]any{}),
+			name: "global-scoped legacy kind with a top-level mesh",
+			obj:  withMeshField(object(kumaAPIVersion, "Mesh", "", "demo", nil, map[string]any{}), "default"),
 			causes: []cause{{
-				Field: "metadata.labels[kuma.io/mesh]", Type: "FieldValueForbidden",
+				Field: "mesh", Type: "FieldValueForbidden",
 				Message: `Forbidden: must be empty: Mesh ("m") is global-scoped`,
 			}},
-			message: `Mesh.kuma.io "demo" is invalid: metadata.labels[kuma.io/mesh]: Forbidden: must be empty: Mesh ("m") is global-scoped`,
+			message: `Mesh.kuma.io "demo" is invalid: mesh: Forbidden: must be empty: Mesh ("m") is global-scoped`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,15 +197,15 @@ func TestCreated(t *testing.T) {
 		obj  *unstructured.Unstructured
 		kri  string
 	}{
-		{"mesh-scoped, mesh label", meshTimeout(ns, "timeouts", map[string]string{"kuma.io/mesh": "mesh-1"}, "http"), "kri_mt_mesh-1__" + ns + "_timeouts_"},
-		{"mesh-scoped, default mesh", meshService(ns, "backend", nil, "http"), "kri_msvc_default__" + ns + "_backend_"},
-		{"zone and display name", meshService(ns, "backend-x7k2", map[string]string{
-			"kuma.io/mesh": "default", "kuma.io/zone": "east", "kuma.io/display-name": "backend",
-		}, "http"), "kri_msvc_default_east_" + ns + "_backend_"},
+		{"mesh-scoped, mesh label", meshTimeout(ns, "timeouts", map[string]string{"kuma.io/mesh": "mesh-1"}, "http"), "kri_mt_mesh-1___timeouts_"},
+		{"mesh-scoped, default mesh", meshService(ns, "backend", nil, "http"), "kri_msvc_default___backend_"},
+		{"zone, namespace label and display-name annotation", withAnnotations(meshService(ns, "backend-x7k2", map[string]string{
+			"kuma.io/mesh": "default", "kuma.io/zone": "east", "k8s.kuma.io/namespace": ns,
+		}, "http"), map[string]string{"kuma.io/display-name": "backend"}), "kri_msvc_default_east_" + ns + "_backend_"},
 		{"global-scoped", object(kumaAPIVersion, "Mesh", "", "mesh-1", nil, map[string]any{}), "kri_m____mesh-1_"},
 		{"stale KRI annotation", withAnnotations(meshService(ns, "frontend", nil, "http"), map[string]string{
 			"kriguard.io/kri": "kri_msvc_default__elsewhere_frontend_", "team": "web",
-		}), "kri_msvc_default__" + ns + "_frontend_"},
+		}), "kri_msvc_default___frontend_"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := tc.obj.DeepCopy()
@@ -236,14 +236,21 @@ func TestCreated(t *testing.T) {
 	}
 }
 
+// withMeshField sets the top-level mesh field of Kuma's legacy kinds.
+func withMeshField(u *unstructured.Unstructured, mesh string) *unstructured.Unstructured {
+	u.Object["mesh"] = mesh
+	return u
+}
+
 func withAnnotations(u *unstructured.Unstructured, a map[string]string) *unstructured.Unstructured {
 	u.SetAnnotations(a)
 	return u
 }
 
 // TestGenerateName checks that generateName yields Kuma's hash-suffix name, computed here with
-// naming/hashsuffix from the object's mesh, name, zone and namespace, that the original name is
-// kept in kuma.io/display-name, and that a second identical create collides.
+// naming/hashsuffix from the object's mesh and name and its zone and namespace labels (KDS's
+// inputs), that the original name is kept in the kuma.io/display-name annotation, and that a second
+// identical create collides.
 func TestGenerateName(t *testing.T) {
 	ns := newNamespace(t)
 	ctx := testContext(t)
@@ -252,8 +259,9 @@ func TestGenerateName(t *testing.T) {
 		labels map[string]string
 		want   string
 	}{
-		{"default mesh", nil, hashsuffix.Name("default", "timeouts", ns)},
-		{"mesh and zone", map[string]string{"kuma.io/mesh": "mesh-1", "kuma.io/zone": "east"}, hashsuffix.Name("mesh-1", "timeouts", "east", ns)},
+		{"default mesh, no labels: metadata.namespace is not hashed", nil, hashsuffix.Name("default", "timeouts")},
+		{"mesh, zone and namespace labels", map[string]string{"kuma.io/mesh": "mesh-1", "kuma.io/zone": "east", "k8s.kuma.io/namespace": ns},
+			hashsuffix.Name("mesh-1", "timeouts", "east", ns)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			newObj := func() *unstructured.Unstructured {
@@ -289,14 +297,17 @@ func TestGenerateName(t *testing.T) {
 			if obj.GetName() != tc.want {
 				t.Errorf("name = %q, want %q", obj.GetName(), tc.want)
 			}
-			if got := obj.GetLabels()["kuma.io/display-name"]; got != "timeouts" {
-				t.Errorf("label kuma.io/display-name = %q, want %q", got, "timeouts")
+			if got := obj.GetAnnotations()["kuma.io/display-name"]; got != "timeouts" {
+				t.Errorf("annotation kuma.io/display-name = %q, want %q", got, "timeouts")
+			}
+			if _, ok := obj.GetLabels()["kuma.io/display-name"]; ok {
+				t.Errorf("the webhook set a kuma.io/display-name label: %v", obj.GetLabels())
 			}
 			mesh := tc.labels["kuma.io/mesh"]
 			if mesh == "" {
 				mesh = "default"
 			}
-			wantKRI := "kri_mt_" + mesh + "_" + tc.labels["kuma.io/zone"] + "_" + ns + "_timeouts_"
+			wantKRI := "kri_mt_" + mesh + "_" + tc.labels["kuma.io/zone"] + "_" + tc.labels["k8s.kuma.io/namespace"] + "_timeouts_"
 			if got := obj.GetAnnotations()["kriguard.io/kri"]; got != wantKRI {
 				t.Errorf("annotation kriguard.io/kri = %q, want %q", got, wantKRI)
 			}
@@ -404,7 +415,7 @@ func TestUpdate(t *testing.T) {
 	if got := warnings.take(); !reflect.DeepEqual(got, wantWarn) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, wantWarn)
 	}
-	if got, want := obj.GetAnnotations()["kriguard.io/kri"], "kri_mt_default__"+ns+"_legacy_"; got != want {
+	if got, want := obj.GetAnnotations()["kriguard.io/kri"], "kri_mt_default___legacy_"; got != want {
 		t.Errorf("annotation after update = %q, want %q", got, want)
 	}
 
@@ -427,7 +438,7 @@ func TestUpdate(t *testing.T) {
 	if err := c.Update(ctx, moved); err != nil {
 		t.Fatalf("update moving to mesh-2: %v", err)
 	}
-	if got, want := moved.GetAnnotations()["kriguard.io/kri"], "kri_mt_mesh-2__"+ns+"_legacy_"; got != want {
+	if got, want := moved.GetAnnotations()["kriguard.io/kri"], "kri_mt_mesh-2___legacy_"; got != want {
 		t.Errorf("annotation after moving = %q, want %q", got, want)
 	}
 

@@ -53,13 +53,15 @@ func TestDemo(t *testing.T) {
 
 	n := operatorNames()
 	for file, created := range map[string]string{
-		"08-kuma-meshtimeout-generatename.yaml":    "meshtimeout/" + hashsuffix.Name("default", "timeouts", "kuma-demo"),
+		"08-kuma-meshtimeout-generatename.yaml":    "meshtimeout/" + hashsuffix.Name("default", "timeouts"),
 		"09-kuma-meshretry-generatename-zone.yaml": "meshretry/" + hashsuffix.Name("default", "retries", "east", "kuma-demo"),
 		"16-kong-pluginbinding-generatename.yaml":  "kongpluginbinding/" + kong.PluginBindingName("http.kong-demo-echo.cp72966f1a.479e33b4.m01", n.plugin),
 		"17-kong-route-operator-name.yaml":         "kongroute/" + n.route,
 		"19-kong-target-generated.yaml":            "kongtarget/" + n.target,
 		"03-kuma-meshtimeout-bad-mesh.yaml":        "",
-		"07-kuma-mesh-bad-mesh-label.yaml":         "",
+		"07-kuma-mesh-bad-mesh-field.yaml":         "",
+		"10-kuma-meshservice-dotted-name-sni.yaml": "",
+		"10-kuma-dataplane-custom-mesh.yaml":       "dataplane/backend-7d9f",
 		"15-kong-pluginbinding-bad-name.yaml":      "",
 		"01-kuma-meshservice.yaml":                 "meshservice/backend",
 	} {

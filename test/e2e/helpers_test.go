@@ -198,14 +198,21 @@ func warningClient(t *testing.T) (client.Client, *warnings) {
 	return c, w
 }
 
-// decisions returns the in-process webhook's decision counter for the given labels.
+// decisions returns the in-process webhook's decision counter for the given labels, for requests no
+// requester override applied to.
 func decisions(t *testing.T, kind, operation, decision, enforcement string) float64 {
+	t.Helper()
+	return overrideDecisions(t, kind, operation, decision, enforcement, "none")
+}
+
+// overrideDecisions returns the in-process webhook's decision counter for the given labels.
+func overrideDecisions(t *testing.T, kind, operation, decision, enforcement, override string) float64 {
 	t.Helper()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatalf("gathering metrics: %v", err)
 	}
-	want := map[string]string{"kind": kind, "operation": operation, "decision": decision, "enforcement": enforcement}
+	want := map[string]string{"kind": kind, "operation": operation, "decision": decision, "enforcement": enforcement, "override": override}
 	for _, f := range families {
 		if f.GetName() != "kriguard_admission_decisions_total" {
 			continue
