@@ -196,8 +196,8 @@ func TestValidator(t *testing.T) {
 			},
 		},
 		{
-			name: "global legacy kind with a top-level mesh",
-			req:  request(admissionv1.Create, kuma("Mesh", "", "m1", nil, obj{"mesh": "default"}), nil),
+			name:   "global legacy kind with a top-level mesh",
+			req:    request(admissionv1.Create, kuma("Mesh", "", "m1", nil, obj{"mesh": "default"}), nil),
 			code:   422,
 			causes: []cause{{"mesh", metav1.CauseType("FieldValueForbidden"), "global-scoped"}},
 		},
@@ -436,7 +436,7 @@ func TestValidator(t *testing.T) {
 		{
 			name: "KongUpstream named freely", req: request(admissionv1.Create, kongObj("KongUpstream", "my-upstream", nil), nil),
 			allowed: true, code: 200,
-		},		{
+		}, {
 			name: "SNI: a dotted MeshService name breaks every port's SNI",
 			req: request(admissionv1.Create, kuma("MeshService", "ns", "my.svc", nil, spec(obj{"ports": []any{
 				map[string]any{"name": "http", "port": 80}, map[string]any{"port": 8080}}})), nil),
