@@ -10,8 +10,11 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kriguard/kriguard/webhook"
 )
 
 // valueSets are the configurations every chart test renders: the defaults and the options a user is
@@ -21,6 +24,13 @@ var valueSets = []struct {
 	values string
 }{
 	{name: "defaults"},
+	{name: "requester overrides changed", values: `
+config:
+  requesters:
+    kuma-control-plane: {enforcement: deny}
+    kong-operator: {enabled: false}
+    ci: {enforcement: dryrun, groups: [ci-bots], serviceAccountNamespaces: [argocd]}
+`},
 	{name: "cert-manager", values: `
 certManager:
   enabled: true
@@ -553,9 +563,35 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		DefaultEnforcement string           `json:"defaultEnforcement"`
 		Types              []map[string]any `json:"types"`
 		Kinds              []map[string]any `json:"kinds"`
+		Requesters         []map[string]any `json:"requesters"`
 	}
-	if err := yaml.UnmarshalStrict([]byte(field(t, cm, "data", "config.yaml").(string)), &cfg); err != nil {
+	data := []byte(field(t, cm, "data", "config.yaml").(string))
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
 		t.Fatalf("config.yaml: %v", err)
+	}
+	// The webhook reads it, and enforces each enabled requester override as the values say.
+	parsed, err := webhook.ParseConfig(data)
+	if err != nil {
+		t.Fatalf("the webhook refuses config.yaml: %v", err)
+	}
+	requesters, _ := values["config"].(map[string]any)["requesters"].(map[string]any)
+	enabled := 0
+	for name, r := range requesters {
+		rm, _ := r.(map[string]any)
+		if rm == nil || rm["enabled"] == false {
+			continue
+		}
+		enabled++
+		users, _ := rm["users"].([]any)
+		for _, u := range users {
+			e, override, _ := parsed.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshTimeout"}, u.(string), nil)
+			if string(e) != rm["enforcement"] || override != name {
+				t.Errorf("user %s: enforcement %q under override %q, want %v under %q", u, e, override, rm["enforcement"], name)
+			}
+		}
+	}
+	if len(cfg.Requesters) != enabled {
+		t.Errorf("config.yaml has %d requester overrides, want %d: %v", len(cfg.Requesters), enabled, cfg.Requesters)
 	}
 	cfgValues := values["config"].(map[string]any)
 	if cfg.APIVersion != "kriguard.io/v1alpha1" || cfg.Kind != "Configuration" || cfg.DefaultEnforcement != cfgValues["defaultEnforcement"] {
@@ -659,6 +695,9 @@ func TestSchemaRejects(t *testing.T) {
 		{"lowercase kind key", "config: {kinds: {meshwidget: {group: kuma.io, version: v1alpha1, resource: meshwidgets}}}", []string{"meshwidget"}},
 		{"bad scope", "config: {types: [{kind: MeshWidget, shortName: mw, scope: Cluster}]}", []string{"scope", "Mesh", "Global"}},
 		{"misspelt top-level key", "replicas: 3", []string{"replicas"}},
+		{"requester override named none", "config: {requesters: {none: {enforcement: warn, users: [u]}}}", []string{"requesters"}},
+		{"requester override without enforcement", "config: {requesters: {ci: {users: [u]}}}", []string{"requesters", "enforcement"}},
+		{"requester override with a bad namespace", "config: {requesters: {ci: {enforcement: warn, serviceAccountNamespaces: [Bad_NS]}}}", []string{"serviceAccountNamespaces"}},
 		{"TLS 1.1", "webhook: {tlsMinVersion: '1.1'}", []string{"tlsMinVersion"}},
 		{"privileged port", "webhook: {port: 443}", []string{"/webhook/port", "minimum"}},
 		{"extra arg without dashes", "webhook: {extraArgs: [zap-devel]}", []string{"extraArgs"}},
@@ -679,5 +718,29 @@ func TestSchemaRejects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultRequesters checks that the chart, like the webhook's built-in configuration, warns the
+// guarded control planes instead of denying them.
+func TestDefaultRequesters(t *testing.T) {
+	objs := render(t, "kriguard", releaseNamespace, "")
+	cm := objs.get(t, "ConfigMap", namesFor("kriguard").configMap)
+	c, err := webhook.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for user, want := range map[string]string{
+		webhook.KumaControlPlaneUser:      "kuma-control-plane",
+		webhook.KongOperatorUser:          "kong-operator",
+		webhook.KongOperatorKustomizeUser: "kong-operator",
+	} {
+		e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, user, nil)
+		if e != webhook.EnforcementWarn || override != want {
+			t.Errorf("%s: %q under %q, want warn under %q", user, e, override, want)
+		}
+	}
+	if e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, "alice", nil); e != webhook.EnforcementDeny || override != "" {
+		t.Errorf("an ordinary user: %q under %q, want deny and no override", e, override)
 	}
 }
