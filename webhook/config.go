@@ -43,7 +43,7 @@ const (
 
 var enforcements = []Enforcement{EnforcementDeny, EnforcementDryRun, EnforcementWarn}
 
-// kongKinds are the Kong hybrid-gateway kinds (SPEC §3) and their served versions.
+// kongKinds are the Kong hybrid-gateway kinds (docs/kong-names.md) and their served versions.
 var kongKinds = []KindConfig{
 	{Group: KongGroup, Version: "v1", Kind: "KongPlugin"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongPluginBinding"},
@@ -53,7 +53,7 @@ var kongKinds = []KindConfig{
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongUpstream"},
 }
 
-// kumaKinds are the Kuma kinds of SPEC §1 that Kuma ships a CRD for (group kuma.io, version
+// kumaKinds are the Kuma kinds with a KRI (docs/kri.md) that Kuma ships a CRD for (group kuma.io, version
 // v1alpha1). MeshGateway, ZoneIngress and ZoneEgress are known to the registry but have no CRD in
 // current releases; the *Insight kinds and ContainerPatch have no KRI.
 var kumaKinds = []string{

@@ -1,13 +1,17 @@
 // Package webhook is kriguard's admission webhook: it keeps the names of Kuma and Kong custom
-// resources well-formed at admission time (SPEC §5). It is a thin shell over package naming,
-// which holds every rule; nothing here re-implements one.
+// resources well-formed at admission time. It is a thin shell over package naming, which holds
+// every rule; nothing here re-implements one. How an object's KRI is computed (exactly as Kuma
+// computes it), the SNI budget of service ports and the checks of hand-typed Envoy names are in
+// docs/kri.md.
 //
 // Two handlers, built from one Config:
 //
 //   - NewValidator (/validate) builds each guarded object's KRI with naming.Registry.ForObject,
-//     checks every sectionName of its target references and the values that hold a KRI (the
-//     kriguard.io/kri annotation, MeshTrust's status.origin.kri), and for Kong kinds the
-//     generated-name shapes and relations of naming/kong. Problems come back as HTTP 422, reason
+//     checks every sectionName of its target references, the values that hold a KRI (the
+//     kriguard.io/kri annotation, MeshTrust's status.origin.kri), a kuma.io/display-name label,
+//     the SNI of every MeshService, MeshExternalService and MeshMultiZoneService port and the
+//     hand-typed names of MeshProxyPatch matches, and for Kong kinds the generated-name shapes and
+//     relations of naming/kong. Problems come back as HTTP 422, reason
 //     Invalid, one cause per problem at the real field, in the API server's own words:
 //
 //     MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": …
@@ -16,11 +20,15 @@
 //
 //   - NewMutator (/mutate) gives generateName objects their deterministic name on CREATE
 //     (Kuma's KDS hash-suffix name, or the Kong generated name when its inputs are in the
-//     object), keeping the original in kuma.io/display-name, and records every Kuma object's KRI
-//     in the kriguard.io/kri annotation.
+//     object), keeping the original in the kuma.io/display-name annotation, and records every
+//     Kuma object's KRI in the kriguard.io/kri annotation.
 //
 // Each kind is enforced with deny (the default), warn (admitted with admission warnings) or
-// dryrun (admitted, only logged and counted). Requests with dryRun set are answered exactly like
+// dryrun (admitted, only logged and counted). Requester overrides (Config.Requesters) replace a
+// kind's enforcement for the requests of some users, groups or service-account namespaces; by
+// default Kuma's control plane and Kong's operator are warned, never denied, so that kriguard
+// never stops their sync. The decision metric's override label and the log lines say which
+// override applied. Requests with dryRun set are answered exactly like
 // the others: the handlers have no side effects besides logs and the
 // kriguard_admission_decisions_total counter.
 //
@@ -47,5 +55,7 @@
 // checks the section names of its target references, and spec is decoded only when one of them
 // may be invalid. Whatever that scan cannot vouch for (invalid JSON, repeated or malformed
 // metadata, numbers out of float64's range) goes through the full unstructured decode, so the
-// answers are those of the full decode; the scan only saves its cost (SPEC §6).
+// answers are those of the full decode; the scan only saves its cost. The kinds whose checks read ports and
+// patches (MeshService, MeshExternalService, MeshMultiZoneService, MeshProxyPatch) are always
+// decoded in full.
 package webhook

@@ -19,7 +19,7 @@ import (
 //   - decodeFast scans the raw bytes once, building only metadata's strings and maps; it checks
 //     the section names of target references while scanning, and decodes spec (or status) only
 //     when one of them may be invalid (or status may hold origin.kri). Decoding the whole object
-//     into maps cost more than everything else the webhook does per request (SPEC §6);
+//     into maps cost more than everything else the webhook does per request;
 //   - decodeFull decodes the whole object into an unstructured map, the reference. It answers
 //     every object decodeFast is unsure of: invalid JSON, malformed metadata, repeated keys,
 //     numbers the full decode may fail to convert, very deep nesting, another kind, and Kong
