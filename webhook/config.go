@@ -43,7 +43,7 @@ const (
 
 var enforcements = []Enforcement{EnforcementDeny, EnforcementDryRun, EnforcementWarn}
 
-// kongKinds are the Kong hybrid-gateway kinds (docs/kong-names.md) and their served versions.
+// kongKinds are the Kong hybrid-gateway kinds (package naming/kong) and their served versions.
 var kongKinds = []KindConfig{
 	{Group: KongGroup, Version: "v1", Kind: "KongPlugin"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongPluginBinding"},
@@ -80,7 +80,7 @@ type Config struct {
 	// Requesters override the enforcement of every guarded kind for the requests of some users,
 	// groups or service accounts; the first one that matches a request applies. Absent (nil) means
 	// DefaultRequesters; an empty list means none.
-	Requesters []RequesterConfig `json:"requesters,omitempty"`
+	Requesters []RequesterConfig `json:"requesters"`
 
 	registry   *naming.Registry
 	guards     map[schema.GroupKind]*guard

@@ -332,6 +332,9 @@ func FuzzParseConfig(f *testing.F) {
 		header + "kinds:\n- {group: configuration.konghq.com, version: v1, kind: KongPlugin, enforcement: warn}\n",
 		header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTLS, enforcement: block}\n",
 		header + "types: {}\n",
+		header + "requesters: []\n",
+		header + "requesters:\n- {name: ci, groups: [g], serviceAccountNamespaces: [argocd], users: [u], enforcement: dryrun}\n",
+		header + "requesters:\n- {name: none, enforcement: warn}\n",
 		"kinds: [[]]",
 		"\xff",
 	} {
@@ -352,6 +355,9 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		if !reflect.DeepEqual(c.GuardedKinds(), again.GuardedKinds()) {
 			t.Fatalf("round trip changed the kinds:\n%v\n%v", c.GuardedKinds(), again.GuardedKinds())
+		}
+		if !reflect.DeepEqual(c.Requesters, again.Requesters) && len(c.Requesters)+len(again.Requesters) > 0 {
+			t.Fatalf("round trip changed the requesters:\n%v\n%v", c.Requesters, again.Requesters)
 		}
 	})
 }

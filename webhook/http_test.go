@@ -115,6 +115,14 @@ func FuzzServeHTTP(f *testing.F) {
 		reviewBody(f, request("CREATE", kongObj("KongPluginBinding", "a.cp1.2.pl3", spec(obj{"pluginRef": map[string]any{"name": 1}})), nil)),
 		reviewBody(f, request("CREATE", kongObj("KongPlugin", "", obj{"plugin": "x", "config": []any{1, "a"}}).with("generateName", "p-"), nil)),
 		reviewBody(f, request("CREATE", object("v1", "ConfigMap", "ns", "c", nil, nil), nil)),
+		reviewBody(f, request("CREATE", kuma("MeshService", "ns", "a.b", map[string]string{naming.LabelZone: "z"}, spec(obj{
+			"ports": []any{map[string]any{"name": "", "port": 1}, map[string]any{"port": 8080.5}, "x", map[string]any{"name": 5}}})), nil)),
+		reviewBody(f, request("CREATE", kuma("MeshExternalService", "ns", "e", nil, spec(obj{"match": map[string]any{"port": "443"}})), nil)),
+		reviewBody(f, request("CREATE", kuma("MeshProxyPatch", "ns", "p", nil, spec(obj{"default": map[string]any{"appendModifications": []any{
+			map[string]any{"listener": map[string]any{"match": map[string]any{"name": "kri_x", "tags": map[string]any{UnifiedNameTag: "a:b"}}}},
+			map[string]any{"cluster": "x"}, 7}}})), nil)),
+		reviewBody(f, request("CREATE", kuma("Dataplane", "ns", "dp", nil, obj{"mesh": 5}), nil)),
+		reviewBody(f, as(request("CREATE", kuma("Dataplane", "ns", "dp", nil, obj{"mesh": "M"}), nil), KumaControlPlaneUser)),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":7}}}}`),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeoutList","items":[]}}}`),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTrust"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTrust","metadata":{"name":"t","annotations":{"kriguard.io/kri":"kri_______"}},"status":{"origin":{"kri":[]}}}}}`),
