@@ -173,12 +173,14 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	return 0
 }
 
-// extraCRDsNote says where the upstream CRDs come from, when KRIGUARD_EXTRA_CRDS names any.
+// extraCRDsNote says where the upstream CRDs come from: always the shared folders, and those of
+// KRIGUARD_EXTRA_CRDS when it names any.
 func extraCRDsNote() string {
+	note := ", the upstream ones of " + strings.Join(testenv.UpstreamCRDDirs, " and ")
 	if v := os.Getenv(testenv.ExtraCRDsEnv); v != "" {
-		return " and of " + v
+		note += " and those of " + v
 	}
-	return ""
+	return note
 }
 
 // crdSummary counts the installed CRDs per API group.
