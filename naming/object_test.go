@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming/hashsuffix"
 )
 
 // obj is a test Object.
@@ -167,7 +169,7 @@ func TestKumaVectors(t *testing.T) {
 		t.Fatalf("the Kuma KRI vectors are missing (%v): the tests read them from %s, the shared reference data "+
 			"beside the checkout (../shared/kuma-kri/vectors.jsonl from the repository root), as CI has it", err, abs)
 	}
-	n := 0
+	n, kds := 0, 0
 	s := bufio.NewScanner(bytes.NewReader(data))
 	s.Buffer(nil, 1<<20)
 	for s.Scan() {
@@ -198,7 +200,25 @@ func TestKumaVectors(t *testing.T) {
 			if (perr == nil) != (len(errs) == 0) {
 				t.Errorf("Kuma's KRI parses: %v; ForObject's problems: %v", perr == nil, errs)
 			}
+			// A KDS copy is named with the hash of its KRI's mesh and name and its zone and
+			// namespace labels: the name Kuma gave it must be the one kriguard computes.
+			_, synced := u.GetLabels()["kuma.io/origin"]
+			if dn, ok := u.GetAnnotations()[AnnotationDisplayName]; ok && synced && dn != "" && dn != u.GetName() {
+				var extra []string
+				for _, key := range []string{LabelZone, LabelNamespace} {
+					if v, ok := u.GetLabels()[key]; ok {
+						extra = append(extra, v)
+					}
+				}
+				kds++
+				if want := hashsuffix.Name(got.Mesh, got.Name, extra...); u.GetName() != want {
+					t.Errorf("KDS named the copy %s, hashsuffix.Name gives %s", u.GetName(), want)
+				}
+			}
 		})
+	}
+	if kds < 2 {
+		t.Errorf("%d KDS copies among the vectors, want at least 2", kds)
 	}
 	if err := s.Err(); err != nil {
 		t.Fatal(err)
