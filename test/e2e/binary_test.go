@@ -275,6 +275,17 @@ defaultEnforcement: audit
 `,
 			want: []string{`defaultEnforcement`, `audit`},
 		},
+		{
+			name: "requester override",
+			config: `apiVersion: kriguard.io/v1alpha1
+kind: Configuration
+requesters:
+  - name: kuma-control-plane
+    users: [system:serviceaccount:kuma-system:kuma-control-plane]
+    enforcement: allow
+`,
+			want: []string{`requesters[0].enforcement`, `allow`},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
