@@ -743,4 +743,10 @@ func TestDefaultRequesters(t *testing.T) {
 	if e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, "alice", nil); e != webhook.EnforcementDeny || override != "" {
 		t.Errorf("an ordinary user: %q under %q, want deny and no override", e, override)
 	}
+	// Kuma's mutating webhook adds the labels a KRI is built from: kriguard's mutator must run again
+	// after it, or the KRI annotation is computed from labels the stored object does not have.
+	mwc := objs.get(t, "MutatingWebhookConfiguration", namesFor("kriguard").mutating)
+	if got := slice(t, mwc, "webhooks")[0]["reinvocationPolicy"]; got != "IfNeeded" {
+		t.Errorf("mutating webhook reinvocationPolicy = %v, want IfNeeded by default", got)
+	}
 }
