@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Certificate management modes (--cert-management).
@@ -51,6 +53,13 @@ type Options struct {
 	TLSMinVersion string
 	// EnableHTTP2 allows HTTP/2 on the webhook server (off: see the HTTP/2 rapid-reset CVEs).
 	EnableHTTP2 bool
+	// MemoryLimit is the container's memory limit in bytes, the one value the Go runtime's soft
+	// limit and the byte budget of the reviews in flight derive from (docs/limits.md).
+	MemoryLimit int64
+	// ClientCAFile, when set, is a PEM bundle of the CAs whose client certificates the webhook
+	// server requires: only a caller with such a certificate (the API server, configured with
+	// an AdmissionConfiguration kubeconfig) gets an answer.
+	ClientCAFile string
 	// ShutdownDelay is how long the server keeps serving after it was told to stop, marked not
 	// ready, so that endpoints drop it before it closes its listener.
 	ShutdownDelay time.Duration
@@ -71,6 +80,7 @@ func NewOptions() Options {
 		HealthProbeBindAddress:         ":8081",
 		TLSMinVersion:                  "1.3",
 		ShutdownDelay:                  5 * time.Second,
+		MemoryLimit:                    DefaultMemoryLimit,
 	}
 }
 
@@ -98,6 +108,18 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"address of /healthz and /readyz")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", d.TLSMinVersion, `minimum TLS version, "1.2" or "1.3"`)
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", d.EnableHTTP2, "allow HTTP/2 on the webhook server")
+	o.MemoryLimit = d.MemoryLimit
+	fs.Func("memory-limit", fmt.Sprintf("the container's memory limit (bytes or a quantity such as 128Mi; default %s): the Go soft limit and the review byte budget derive from it",
+		resource.NewQuantity(d.MemoryLimit, resource.BinarySI)), func(s string) error {
+		q, err := resource.ParseQuantity(s)
+		if err != nil {
+			return err
+		}
+		o.MemoryLimit = q.Value()
+		return nil
+	})
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", d.ClientCAFile,
+		"PEM file of the CAs whose client certificates callers must present (empty: no client certificate required)")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", d.ShutdownDelay,
 		"time the server keeps serving after SIGTERM before it stops")
 }
@@ -137,6 +159,9 @@ func (o *Options) Validate() error {
 	}
 	if _, err := tlsVersion(o.TLSMinVersion); err != nil {
 		bad("tls-min-version", "%v", err)
+	}
+	if _, err := NewBudget(o.MemoryLimit); err != nil {
+		bad("memory-limit", "%v", err)
 	}
 	if o.ShutdownDelay < 0 {
 		bad("shutdown-delay", "%s is negative", o.ShutdownDelay)

@@ -2,70 +2,192 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionv1beta1 "k8s.io/api/admission/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// maxReviewBytes is controller-runtime's own request limit (v0.25.2, 7 MiB); larger bodies are
-// passed on for it to answer with 413.
+// maxReviewBytes is the largest review body, controller-runtime's own limit (v0.25.2, 7 MiB):
+// object and oldObject at the API server's 3 MiB request limit, and the rest.
 const maxReviewBytes = 7 << 20
 
-// NewHTTPHandler returns the http.Handler the server registers for h: controller-runtime's
-// admission.Webhook behind a check of the review's apiVersion and kind. controller-runtime
-// decodes any JSON object as a review, whatever it says it is; this answers a document that is
-// not an admission.k8s.io/v1 or v1beta1 AdmissionReview with a clear 400 instead.
+// The deadline of a request (docs/limits.md): the API server appends ?timeout=<N>s to every
+// call, its webhook's timeoutSeconds (at most 30s); without it, maxTimeout.
+const (
+	maxTimeout = 30 * time.Second
+	minTimeout = time.Second
+)
+
+// NewHTTPHandler returns the http.Handler the server registers for h, with a budget of its own
+// for a process of DefaultMemoryLimit. The webhooks of one process share one budget: see
+// NewBoundedHTTPHandler.
 func NewHTTPHandler(h admission.Handler) http.Handler {
-	return &reviewGuard{next: &admission.Webhook{Handler: h}}
+	b, err := NewBudget(DefaultMemoryLimit)
+	if err != nil {
+		panic(err) // the defaults are wrong: every test run catches it
+	}
+	return NewBoundedHTTPHandler(h, b)
+}
+
+// NewBoundedHTTPHandler returns the http.Handler the server registers for h: it reads the
+// review once, within the request's deadline and budget, checks that it is an
+// admission.k8s.io/v1 or v1beta1 AdmissionReview, has h decide it with controller-runtime's
+// admission.Webhook (panic recovery, response UID), and answers within MaxResponseBytes.
+//
+// The deadline is the API server's ?timeout= (and the request's context): the body must arrive
+// by then, a request still waiting for budget then gets HTTP 429, and h's context ends then. A
+// nil budget bounds nothing.
+func NewBoundedHTTPHandler(h admission.Handler, b *Budget) http.Handler {
+	return &reviewHandler{wh: &admission.Webhook{Handler: h}, budget: b}
 }
 
 // newTestHTTPHandler is NewHTTPHandler with the framework's panic recovery off, so that tests and
 // fuzzing see a panic instead of a 500.
 func newTestHTTPHandler(h admission.Handler) http.Handler {
-	return &reviewGuard{next: (&admission.Webhook{Handler: h}).WithRecoverPanic(false)}
+	hh := NewHTTPHandler(h).(*reviewHandler)
+	hh.wh = hh.wh.WithRecoverPanic(false)
+	return hh
 }
 
-type reviewGuard struct {
-	next http.Handler
+type reviewHandler struct {
+	wh     *admission.Webhook
+	budget *Budget
 }
 
-func (g *reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Body == nil || r.Body == http.NoBody {
-		g.next.ServeHTTP(w, r)
+var (
+	reviewScheme = runtime.NewScheme()
+	// reviewDecoder is the decoder controller-runtime's admission.Webhook uses.
+	reviewDecoder = serializer.NewCodecFactory(reviewScheme).UniversalDeserializer()
+)
+
+func init() {
+	utilruntime.Must(admissionv1.AddToScheme(reviewScheme))
+	utilruntime.Must(admissionv1beta1.AddToScheme(reviewScheme))
+}
+
+// unversionedReview decodes a v1 or v1beta1 review into the v1 type, as admission.Webhook does.
+type unversionedReview struct {
+	admissionv1.AdmissionReview
+}
+
+var _ runtime.Object = &unversionedReview{}
+
+func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	deadline := time.Now().Add(requestTimeout(req))
+	ctx, cancel := context.WithDeadline(req.Context(), deadline)
+	defer cancel()
+	rc := http.NewResponseController(w)
+	// A sender slower than the deadline is cut off; so is a reader of the answer. Recorders in
+	// tests do not support deadlines, which is fine.
+	_ = rc.SetReadDeadline(deadline)
+	_ = rc.SetWriteDeadline(deadline.Add(time.Second))
+
+	if req.Body == nil || req.Body == http.NoBody {
+		writeReview(w, admission.Errored(http.StatusBadRequest, errors.New("request body is empty")), nil)
 		return
 	}
+	defer req.Body.Close()
+	n := req.ContentLength
+	if n > maxReviewBytes {
+		writeReview(w, admission.Errored(http.StatusRequestEntityTooLarge,
+			fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)), nil)
+		return
+	}
+	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
+		writeReview(w, admission.Errored(http.StatusBadRequest,
+			fmt.Errorf("contentType=%s, expected application/json", boundString(ct, 64))), nil)
+		return
+	}
+	cost := reviewCost(maxReviewBytes) // a body of unknown length may be as large as allowed
+	if n >= 0 {
+		cost = reviewCost(n)
+	}
+	if err := r.budget.acquire(ctx, cost); err != nil {
+		logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
+		writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
+			"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
+		return
+	}
+	held := cost
+	defer func() { r.budget.release(held) }()
+
 	b := bodies.Get().(*body)
-	defer b.release()
-	_, err := b.buf.ReadFrom(io.LimitReader(r.Body, maxReviewBytes+1))
-	_ = r.Body.Close()
+	defer func() { b.release() }()
+	raw, err := b.read(req.Body, n)
 	if err != nil {
-		writeReviewError(w, http.StatusBadRequest, fmt.Errorf("reading request body: %w", err))
+		code := int32(http.StatusBadRequest)
+		switch {
+		case errors.Is(err, errTooLarge):
+			code = http.StatusRequestEntityTooLarge
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+			code = http.StatusRequestTimeout
+			err = fmt.Errorf("reading request body: not complete by the request's deadline: %w", err)
+		}
+		writeReview(w, admission.Errored(code, err), nil)
 		return
 	}
-	if b.buf.Len() <= maxReviewBytes {
-		if err := checkReviewType(b.buf.Bytes()); err != nil {
-			count(kindOfBrokenRequests, "", decisionError, "")
-			writeReviewError(w, http.StatusBadRequest, err)
-			return
-		}
+	if n < 0 { // now the size is known: give back what the body did not need
+		r.budget.release(held - reviewCost(int64(len(raw))))
+		held = reviewCost(int64(len(raw)))
 	}
-	b.r.Reset(b.buf.Bytes())
-	r.Body = b
-	g.next.ServeHTTP(w, r)
+	if err := checkReviewType(raw); err != nil {
+		count(kindOfBrokenRequests, "", decisionError, "")
+		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
+		return
+	}
+	var areq admission.Request
+	ar := unversionedReview{}
+	ar.Request = &areq.AdmissionRequest
+	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
+	_, gvk, err := reviewDecoder.Decode(raw, nil, &ar)
+	b.release() // the request holds copies of the objects; the body is no longer needed
+	b = nil
+	if err != nil {
+		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
+		return
+	}
+	resp := r.wh.Handle(ctx, areq)
+	writeReview(w, resp, gvk)
 }
 
-// body is a request body read ahead, kept in a pool: reading every review into a fresh,
-// repeatedly grown slice was a good part of the cost of a request. The framework reads it
-// into its own slice, so nothing holds it once the request is answered.
+// requestTimeout is the time the API server gives the request: its ?timeout= parameter, bounded
+// to [minTimeout, maxTimeout].
+func requestTimeout(req *http.Request) time.Duration {
+	d, err := time.ParseDuration(req.URL.Query().Get("timeout"))
+	if err != nil || d > maxTimeout {
+		return maxTimeout
+	}
+	return max(d, minTimeout)
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+var errTooLarge = fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)
+
+// body is the buffer a request body is read into, once. Small ones are kept in a pool: reading
+// every review into a fresh, repeatedly grown slice was a good part of the cost of a request.
 type body struct {
 	buf bytes.Buffer
-	r   bytes.Reader
 }
 
 var bodies = sync.Pool{New: func() any { return new(body) }}
@@ -73,21 +195,95 @@ var bodies = sync.Pool{New: func() any { return new(body) }}
 // maxPooledBody bounds the buffers kept: a rare large review should not pin its memory.
 const maxPooledBody = 64 << 10
 
-func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
-func (b *body) Close() error               { return nil }
+// read reads the body of a request of n bytes (-1: unknown) into b, refusing more than
+// maxReviewBytes. A known length is read into a buffer of exactly that size.
+func (b *body) read(r io.Reader, n int64) ([]byte, error) {
+	if n > 0 {
+		// Room for the body and the end-of-file read, so that reading never grows the buffer.
+		b.buf.Grow(int(n) + bytes.MinRead)
+	}
+	_, err := b.buf.ReadFrom(io.LimitReader(r, maxReviewBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading request body: %w", err)
+	}
+	if b.buf.Len() > maxReviewBytes {
+		return nil, errTooLarge
+	}
+	return b.buf.Bytes(), nil
+}
 
 func (b *body) release() {
-	if b.buf.Cap() > maxPooledBody {
+	if b == nil || b.buf.Cap() > maxPooledBody {
 		return
 	}
 	b.buf.Reset()
-	b.r.Reset(nil)
 	bodies.Put(b)
+}
+
+// writeReview writes resp as an AdmissionReview of version gvk (v1 when nil), within
+// MaxResponseBytes.
+func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.GroupVersionKind) {
+	review := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}
+	if gvk == nil || *gvk == (schema.GroupVersionKind{}) {
+		review.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
+	} else {
+		review.SetGroupVersionKind(*gvk)
+	}
+	out, err := json.Marshal(review)
+	if err == nil && len(out) > MaxResponseBytes {
+		shrink(&resp.AdmissionResponse)
+		out, err = json.Marshal(review)
+	}
+	if err != nil {
+		writeStatus(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(out, '\n'))
+}
+
+// shrink cuts a response whose causes and warnings, escaped in JSON, came out larger than
+// MaxResponseBytes: the message to 4 KiB, one cause counting the others, three warnings. Every
+// string left is then bounded, so the answer is.
+func shrink(r *admissionv1.AdmissionResponse) {
+	if s := r.Result; s != nil {
+		s.Message = boundString(s.Message, 4<<10)
+		if d := s.Details; d != nil {
+			d.Name = boundString(d.Name, maxValueBytes)
+			if len(d.Causes) > 0 {
+				d.Causes = []metav1.StatusCause{{Type: causeTypeMore,
+					Message: fmt.Sprintf("%d causes left out to keep the answer under %d bytes: see the message", len(d.Causes), MaxResponseBytes)}}
+			}
+		}
+	}
+	if len(r.Warnings) > 3 {
+		r.Warnings = append(r.Warnings[:2:2], fmt.Sprintf("… and %s more warnings", formatCount(len(r.Warnings)-2)))
+	}
+	for i, w := range r.Warnings {
+		r.Warnings[i] = boundString(w, maxDetailBytes)
+	}
+	for k, v := range r.AuditAnnotations {
+		r.AuditAnnotations[k] = boundString(v, maxDetailBytes)
+	}
+}
+
+// writeStatus answers with an HTTP error status and a Status body: for requests that cannot
+// get an AdmissionReview answer (their uid is unknown), which the API server reports with the
+// message and settles by the webhook's failurePolicy.
+func writeStatus(w http.ResponseWriter, code int, msg string) {
+	st := apierrors.NewBadRequest(msg).Status()
+	st.Code = int32(code)
+	st.Reason = metav1.StatusReason(strings.ReplaceAll(http.StatusText(code), " ", ""))
+	st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
+	out, _ := json.Marshal(st)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(out)
 }
 
 // checkReviewType reads the top-level apiVersion and kind of a review. It stops as soon as it has
 // both, which the API server writes first. A body that is not a JSON object is left for the
-// framework's decoder to report.
+// decoder to report.
 func checkReviewType(body []byte) error {
 	// The API server writes kind and apiVersion first, in this order and without spaces.
 	for _, prefix := range reviewPrefixes {
@@ -123,7 +319,8 @@ func checkReviewType(body []byte) error {
 		return errors.New(`request body is not an AdmissionReview: apiVersion and kind are required`)
 	}
 	if kind != "AdmissionReview" || (apiVersion != "admission.k8s.io/v1" && apiVersion != "admission.k8s.io/v1beta1") {
-		return fmt.Errorf(`request body is a %s %s, want an AdmissionReview of admission.k8s.io/v1 or v1beta1`, apiVersion, kind)
+		return fmt.Errorf(`request body is a %s %s, want an AdmissionReview of admission.k8s.io/v1 or v1beta1`,
+			boundString(apiVersion, 64), boundString(kind, 64))
 	}
 	return nil
 }
@@ -131,12 +328,4 @@ func checkReviewType(body []byte) error {
 var reviewPrefixes = [][]byte{
 	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`),
 	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1",`),
-}
-
-func writeReviewError(w http.ResponseWriter, code int32, err error) {
-	resp := admission.Errored(code, err)
-	review := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}
-	review.APIVersion, review.Kind = "admission.k8s.io/v1", "AdmissionReview"
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(review)
 }

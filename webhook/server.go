@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -66,12 +67,24 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 	minTLS, _ := tlsVersion(o.TLSMinVersion)
 	log := logf.Log.WithName("kriguard")
+	budget, err := NewBudget(o.MemoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("memory budget: %w", err)
+	}
+	clientCAs, err := loadClientCAs(o.ClientCAFile)
+	if err != nil {
+		return nil, err
+	}
 
 	var certs *secretCerts
 	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
 		c.MinVersion = minTLS
 		if !o.EnableHTTP2 {
 			c.NextProtos = []string{"http/1.1"}
+		}
+		if clientCAs != nil {
+			c.ClientCAs = clientCAs
+			c.ClientAuth = tls.RequireAndVerifyClientCert
 		}
 	}}
 	if o.CertManagement == CertManagementController {
@@ -140,7 +153,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 
 	drain := &drainer{delay: o.ShutdownDelay, log: log}
-	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, drain: drain, log: log}); err != nil {
+	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log}); err != nil {
 		return nil, fmt.Errorf("adding webhook registration: %w", err)
 	}
 	if err := mgr.Add(drain); err != nil {
@@ -159,6 +172,22 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// loadClientCAs reads the PEM bundle of client CAs; "" means none.
+func loadClientCAs(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading client CA bundle: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("client CA bundle %s holds no PEM certificate", path)
+	}
+	return pool, nil
 }
 
 // rotators counts the cert-controller instances of this process: controller-runtime wants a
@@ -190,6 +219,7 @@ type registrar struct {
 	server crwebhook.Server
 	ready  <-chan struct{}
 	conf   *Config
+	budget *Budget
 	drain  *drainer
 	log    logr.Logger
 }
@@ -202,9 +232,9 @@ func (r *registrar) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	r.server.Register(ValidatePath, r.drain.wrap(NewHTTPHandler(NewValidator(r.conf))))
-	r.server.Register(MutatePath, r.drain.wrap(NewHTTPHandler(NewMutator(r.conf))))
-	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath)
+	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf), r.budget)))
+	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf), r.budget)))
+	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath, "reviewBudgetBytes", r.budget.Size())
 	<-ctx.Done()
 	return nil
 }

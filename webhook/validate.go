@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -30,9 +29,11 @@ func NewValidator(c *Config) admission.Handler { return &Validator{cfg: c} }
 // Handle decides one admission request.
 //
 // The request is enforced as its kind is configured, unless a requester override matches its user
-// (Config.Requesters): then as the override says. CREATE is checked in full. On UPDATE only the problems the update introduces count: a
-// problem the old object already had (same field, type and value) is let through with a warning,
-// so that objects admitted before the webhook existed can still be changed. DELETE, CONNECT and
+// (Config.Requesters): then as the override says. CREATE is checked in full. On UPDATE only the
+// problems the update introduces count: a problem is pre-existing, and let through with a warning,
+// when the old object had a problem of the same type at the same field and holds the same value
+// there (ratchet), so that objects admitted before the webhook existed can still be changed.
+// DELETE, CONNECT and
 // unknown operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	g, d, done := v.cfg.triage(ctx, req)
@@ -60,7 +61,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 		_, _, oldErrs, _ := v.cfg.check(g, old)
 		var kept field.ErrorList
-		errs, kept = introduced(errs, oldErrs)
+		errs, kept = ratchet(errs, oldErrs, req.Object.Raw, req.OldObject.Raw)
 		for _, fe := range boundValues(kept) {
 			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
 		}
@@ -75,7 +76,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	}
 	if len(errs) == 0 {
 		d.count(req.Operation, decisionAllowed)
-		return admission.Allowed("").WithWarnings(warnings...)
+		return admission.Allowed("").WithWarnings(boundWarnings(warnings)...)
 	}
 	switch d.enforcement {
 	case EnforcementWarn:
@@ -87,19 +88,19 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 			warnings = append(warnings, warning(g.gk, name, fe, prefix))
 		}
 		d.count(req.Operation, decisionWarned)
-		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
 			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
-		return admission.Allowed("").WithWarnings(warnings...)
+		return admission.Allowed("").WithWarnings(boundWarnings(warnings)...)
 	case EnforcementDryRun:
 		d.count(req.Operation, decisionDryRun)
-		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
 			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return admission.Allowed("")
 	default:
 		d.count(req.Operation, decisionDenied)
-		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", errs.ToAggregate().Error(),
+		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
 			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
-		return invalid(g.gk, name, errs).WithWarnings(warnings...)
+		return invalid(g.gk, name, errs).WithWarnings(boundWarnings(warnings)...)
 	}
 }
 
@@ -155,31 +156,6 @@ func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, dec
 	return nil, d, &r
 }
 
-// introduced splits errs into the problems old does not have and the ones it has. Problems are
-// the same when field path, type and value are: details may mention computed values that an
-// unrelated change moves.
-func introduced(errs, old field.ErrorList) (added, kept field.ErrorList) {
-	if len(old) == 0 {
-		return errs, nil
-	}
-	have := make(map[string]bool, len(old))
-	for _, fe := range old {
-		have[problemKey(fe)] = true
-	}
-	for _, fe := range errs {
-		if have[problemKey(fe)] {
-			kept = append(kept, fe)
-		} else {
-			added = append(added, fe)
-		}
-	}
-	return added, kept
-}
-
-func problemKey(fe *field.Error) string {
-	return fmt.Sprintf("%s\x00%s\x00%#v", fe.Field, fe.Type, fe.BadValue)
-}
-
 // maxValueBytes bounds the value a cause echoes. The API server lets long values through in
 // annotations and loosely typed specs; a response should not carry them back several times.
 const maxValueBytes = 256
@@ -214,12 +190,6 @@ func boundValue(v string) string {
 		return v
 	}
 	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(v[:maxValueBytes], ""), len(v))
-}
-
-// invalid builds the 422 response, the way the API server reports its own validation errors.
-func invalid(gk schema.GroupKind, name string, errs field.ErrorList) admission.Response {
-	st := apierrors.NewInvalid(gk, name, errs).Status()
-	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &st}}
 }
 
 func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {

@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"os"
+	"runtime/debug"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -25,6 +26,9 @@ func main() {
 	if err := opts.Validate(); err != nil { // bad flags first, before any connection attempt
 		log.Error(err, "invalid flags")
 		os.Exit(2)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(webhook.GoMemoryLimit(opts.MemoryLimit))
 	}
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

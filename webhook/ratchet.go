@@ -1,0 +1,120 @@
+package webhook
+
+import (
+	"reflect"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ratchet splits the problems errs of an updated object into those the update introduces and
+// those it keeps, by value, as Kubernetes' validation ratcheting does: a problem is kept when the
+// old object had a problem of the same type at the same field (oldErrs) and holds the same value
+// at that field as the new one. Comparing values rather than error texts matters: some errors
+// omit their value (field.TooLong), so that two different too-long values read alike. The field
+// of a problem that depends on other fields (a KRI too long for its mesh) is kept only when the
+// old object had that problem too.
+//
+// raw and oldRaw are the two objects; they are decoded only when a problem may be kept.
+func ratchet(errs, oldErrs field.ErrorList, raw, oldRaw []byte) (added, kept field.ErrorList) {
+	if len(errs) == 0 || len(oldErrs) == 0 {
+		return errs, nil
+	}
+	type at struct {
+		field string
+		typ   field.ErrorType
+	}
+	had := make(map[at]bool, len(oldErrs))
+	for _, fe := range oldErrs {
+		had[at{fe.Field, fe.Type}] = true
+	}
+	var obj, old any
+	decoded, ok := false, false
+	for _, fe := range errs {
+		if had[at{fe.Field, fe.Type}] {
+			if !decoded {
+				decoded = true
+				ok = utiljson.Unmarshal(raw, &obj) == nil && utiljson.Unmarshal(oldRaw, &old) == nil
+			}
+			if ok && sameValueAt(obj, old, fe.Field) {
+				kept = append(kept, fe)
+				continue
+			}
+		}
+		added = append(added, fe)
+	}
+	return added, kept
+}
+
+// sameValueAt reports whether a and b hold the same value at the field path p (a
+// field.Path.String()), absence included. A path that names more than one place in either
+// object (map keys with dots or brackets can make two paths print alike) is never the same.
+func sameValueAt(a, b any, p string) bool {
+	va, na := valuesAt(a, p, true)
+	vb, nb := valuesAt(b, p, true)
+	if na > 1 || nb > 1 || na != nb {
+		return false
+	}
+	return na == 0 || reflect.DeepEqual(va, vb)
+}
+
+// valuesAt finds the value at p in v, a decoded JSON value, and reports how many places p names
+// (0, 1, or 2 for "more than one"). root says p starts with a name without a dot. Child names
+// print as ".name", map keys as "[key]" and list indices as "[i]", unescaped, so every split
+// point is tried; each node of v is visited at most once per call.
+func valuesAt(v any, p string, root bool) (any, int) {
+	if p == "" {
+		return v, 1
+	}
+	var found any
+	n := 0
+	add := func(x any, c int) {
+		if c > 0 && n == 0 {
+			found = x
+		}
+		n += c
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		switch {
+		case root || p[0] == '.':
+			start := 1
+			if root {
+				start = 0
+			}
+			for j := start; j <= len(p) && n < 2; j++ {
+				if j < len(p) && p[j] != '.' && p[j] != '[' {
+					continue
+				}
+				if child, ok := t[p[start:j]]; ok && j > start {
+					add(valuesAt(child, p[j:], false))
+				}
+			}
+		case p[0] == '[':
+			for j := 1; j < len(p) && n < 2; j++ {
+				if p[j] != ']' || (j+1 < len(p) && p[j+1] != '.' && p[j+1] != '[') {
+					continue
+				}
+				if child, ok := t[p[1:j]]; ok {
+					add(valuesAt(child, p[j+1:], false))
+				}
+			}
+		}
+	case []any:
+		if p[0] != '[' {
+			return nil, 0
+		}
+		i, j := 0, 1
+		for ; j < len(p) && isDigit(p[j]) && i < len(t); j++ {
+			i = i*10 + int(p[j]-'0')
+		}
+		if j == 1 || j >= len(p) || p[j] != ']' || i >= len(t) {
+			return nil, 0
+		}
+		return valuesAt(t[i], p[j+1:], false)
+	}
+	if n > 2 {
+		n = 2
+	}
+	return found, n
+}
