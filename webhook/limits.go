@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,7 @@ const (
 // causesBudget and warningsBudget split MaxResponseBytes: every cause appears twice (in the
 // message and in details.causes), and a few KiB stay for the envelope (uid, name, kind).
 const (
-	causesBudget   = 40 << 10
+	causesBudget   = 44 << 10
 	warningsBudget = 12 << 10
 )
 
@@ -60,7 +61,7 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) admission.R
 		}
 		c := boundCause(fe)
 		text := c.Error()
-		cost := 2*len(text) + len(c.Field) + 64
+		cost := 2*jsonLen(text) + 48 // in the message, and as field and body of a cause
 		if size+cost > causesBudget && shown > 0 {
 			break
 		}
@@ -162,16 +163,47 @@ func boundWarnings(warnings []string) []string {
 			break
 		}
 		w = boundString(w, maxDetailBytes)
-		if size+len(w)+16 > warningsBudget && len(out) > 0 {
+		cost := jsonLen(w) + 4
+		if size+cost > warningsBudget && len(out) > 0 {
 			break
 		}
-		size += len(w) + 16
+		size += cost
 		out = append(out, w)
 	}
 	if more := len(warnings) - len(out); more > 0 {
 		out = append(out, "… and "+formatCount(more)+" more warnings")
 	}
 	return out
+}
+
+// jsonLen is the length of s as a JSON string with encoding/json's escaping (HTML characters,
+// control characters, invalid UTF-8 and U+2028/U+2029 take 6 bytes), without the quotes.
+func jsonLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 // formatCount writes n with thousands separators: 15900 is "15,900".

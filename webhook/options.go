@@ -60,6 +60,9 @@ type Options struct {
 	// server requires: only a caller with such a certificate (the API server, configured with
 	// an AdmissionConfiguration kubeconfig) gets an answer.
 	ClientCAFile string
+	// CAOverlap is how long the webhook configurations keep trusting a CA after cert-controller
+	// replaced it, so that replicas still serving a certificate of the old CA are not cut off.
+	CAOverlap time.Duration
 	// ShutdownDelay is how long the server keeps serving after it was told to stop, marked not
 	// ready, so that endpoints drop it before it closes its listener.
 	ShutdownDelay time.Duration
@@ -81,6 +84,7 @@ func NewOptions() Options {
 		TLSMinVersion:                  "1.3",
 		ShutdownDelay:                  5 * time.Second,
 		MemoryLimit:                    DefaultMemoryLimit,
+		CAOverlap:                      defaultCAOverlap,
 	}
 }
 
@@ -120,6 +124,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", d.ClientCAFile,
 		"PEM file of the CAs whose client certificates callers must present (empty: no client certificate required)")
+	fs.DurationVar(&o.CAOverlap, "ca-overlap", d.CAOverlap,
+		"how long the webhook configurations keep trusting a CA that cert-controller replaced")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", d.ShutdownDelay,
 		"time the server keeps serving after SIGTERM before it stops")
 }
@@ -162,6 +168,9 @@ func (o *Options) Validate() error {
 	}
 	if _, err := NewBudget(o.MemoryLimit); err != nil {
 		bad("memory-limit", "%v", err)
+	}
+	if o.CAOverlap <= 0 {
+		bad("ca-overlap", "%s is not positive", o.CAOverlap)
 	}
 	if o.ShutdownDelay < 0 {
 		bad("shutdown-delay", "%s is negative", o.ShutdownDelay)

@@ -89,9 +89,11 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}}
 	if o.CertManagement == CertManagementController {
 		certs = &secretCerts{
-			key: types.NamespacedName{Namespace: o.CertSecretNamespace, Name: o.CertSecretName},
-			dir: o.CertDir,
-			log: log.WithName("certs"),
+			key:      types.NamespacedName{Namespace: o.CertSecretNamespace, Name: o.CertSecretName},
+			dir:      o.CertDir,
+			webhooks: []string{o.ValidatingWebhookConfiguration, o.MutatingWebhookConfiguration},
+			overlap:  o.CAOverlap,
+			log:      log.WithName("certs"),
 		}
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.GetCertificate = certs.GetCertificate })
 	}
@@ -125,7 +127,9 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		if err := ensureSecret(cfg, mgr, certs.key); err != nil {
 			return nil, err
 		}
-		certs.reader = mgr.GetAPIReader()
+		if certs.client, err = client.NewWithWatch(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}); err != nil {
+			return nil, fmt.Errorf("creating client: %w", err)
+		}
 		if err := mgr.Add(certs); err != nil {
 			return nil, fmt.Errorf("adding certificate sync: %w", err)
 		}
@@ -138,10 +142,8 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			CAOrganization: "kriguard",
 			DNSName:        o.dnsName(),
 			IsReady:        ready,
-			Webhooks: []rotator.WebhookInfo{
-				{Name: o.ValidatingWebhookConfiguration, Type: rotator.Validating},
-				{Name: o.MutatingWebhookConfiguration, Type: rotator.Mutating},
-			},
+			// No Webhooks: secretCerts injects the CA bundle, keeping a rotated CA trusted
+			// until every replica serves a certificate of the new one.
 			FieldOwner:            "kriguard",
 			ControllerName:        rotatorName(),
 			RequireLeaderElection: false,
@@ -301,76 +303,6 @@ func ensureSecret(cfg *rest.Config, mgr manager.Manager, key types.NamespacedNam
 		return fmt.Errorf("creating secret %s: %w", key, err)
 	}
 	return nil
-}
-
-// secretCerts serves the certificate cert-controller keeps in a Secret. It polls the Secret
-// through the API reader (one GET, no cluster-wide Secret informer), keeps the key pair in memory
-// for the TLS server and writes it into the certificate folder, where cert-controller's
-// readiness check looks for it. Writing the files ourselves means no Secret volume and no kubelet
-// sync delay, and it works on a bare API server (envtest).
-type secretCerts struct {
-	key     types.NamespacedName
-	dir     string
-	reader  client.Reader
-	log     logr.Logger
-	cert    atomic.Pointer[tls.Certificate]
-	certPEM []byte
-}
-
-func (s *secretCerts) NeedLeaderElection() bool { return false }
-
-// GetCertificate is the TLS server's certificate source.
-func (s *secretCerts) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	if c := s.cert.Load(); c != nil {
-		return c, nil
-	}
-	return nil, errors.New("serving certificate is not ready yet")
-}
-
-func (s *secretCerts) Start(ctx context.Context) error {
-	// After a rotation the API server trusts only the new CA: pick the new certificate up within
-	// a couple of seconds. One GET of one Secret per interval is negligible load.
-	const fast, slow = time.Second, 2 * time.Second
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		if err := s.sync(ctx); err != nil {
-			s.log.Error(err, "syncing serving certificate")
-		}
-		if s.cert.Load() == nil {
-			t.Reset(fast)
-		} else {
-			t.Reset(slow)
-		}
-	}
-}
-
-func (s *secretCerts) sync(ctx context.Context) error {
-	var secret corev1.Secret
-	if err := s.reader.Get(ctx, s.key, &secret); err != nil {
-		return fmt.Errorf("reading secret %s: %w", s.key, err)
-	}
-	certPEM, keyPEM := secret.Data[certName], secret.Data[keyName]
-	if len(certPEM) == 0 || len(keyPEM) == 0 || bytes.Equal(certPEM, s.certPEM) {
-		return nil
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return fmt.Errorf("parsing key pair of secret %s: %w", s.key, err)
-	}
-	s.cert.Store(&pair)
-	s.certPEM = certPEM
-	s.log.Info("serving certificate loaded", "secret", s.key.String())
-	// Key first: a reader that sees the new certificate finds its key.
-	if err := writeFileAtomic(s.dir, keyName, keyPEM); err != nil {
-		return err
-	}
-	return writeFileAtomic(s.dir, certName, certPEM)
 }
 
 // writeFileAtomic replaces dir/name with data, unless it already holds data (a read-only

@@ -1,0 +1,311 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// manyBadRefs is a MeshTimeout whose n spec.to[].targetRef.sectionName values all break the rule.
+func manyBadRefs(n int, section func(i int) string) obj {
+	to := make([]any, n)
+	for i := range to {
+		to[i] = map[string]any{"targetRef": targetRef("MeshService", section(i))}
+	}
+	return kuma("MeshTimeout", "kuma-demo", "t1", map[string]string{naming.LabelMesh: "default"}, spec(obj{
+		"targetRef": targetRef("Mesh", ""),
+		"to":        to,
+	}))
+}
+
+func badSection(i int) string { return fmt.Sprintf("Bad_%d", i) }
+
+// TestBoundedAnswers: an object with 16,000 problems is answered with MaxCauses causes, the last
+// counting the rest, within MaxResponseBytes, and so is an update that keeps them all.
+func TestBoundedAnswers(t *testing.T) {
+	const n = 16000
+	bad := manyBadRefs(n, badSection)
+	tooLong := manyBadRefs(n/4, func(i int) string { return strings.Repeat("<&>", 30) + fmt.Sprint(i) })
+	hostileKeys := kuma("MeshTimeout", "kuma-demo", "t1", nil, spec(obj{
+		strings.Repeat("<k>", 2000): manyBadRefs(500, func(i int) string { return strings.Repeat("\x01", 200) })["spec"],
+	}))
+	tests := []struct {
+		name     string
+		req      admission.Request
+		allowed  bool
+		more     string // the last cause
+		warnings bool
+	}{
+		{"16,000 bad section names", request(admissionv1.Create, bad, nil), false, "… and 15,901 more", false},
+		{"escaped values", request(admissionv1.Create, tooLong, nil), false, " more", false},
+		{"long keys and control characters", request(admissionv1.Create, hostileKeys, nil), false, " more", false},
+		{"update keeping every problem", request(admissionv1.Update, bad.with("labels", map[string]any{"a": "b"}), bad), true, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, review := serve(t, NewValidator(DefaultConfig()), reviewBody(t, tt.req))
+			if got := rec.Body.Len(); got > MaxResponseBytes {
+				t.Errorf("answer of %d bytes, more than %d", got, MaxResponseBytes)
+			}
+			r := review.Response
+			if r.Allowed != tt.allowed {
+				t.Fatalf("allowed = %v, want %v: %+v", r.Allowed, tt.allowed, r.Result)
+			}
+			if tt.warnings {
+				if len(r.Warnings) == 0 || len(r.Warnings) > maxWarnings || !strings.Contains(r.Warnings[len(r.Warnings)-1], " more warnings") {
+					t.Errorf("%d warnings, want at most %d, the last counting the rest: %q", len(r.Warnings), maxWarnings, r.Warnings[len(r.Warnings)-1:])
+				}
+			}
+			if tt.allowed {
+				return
+			}
+			if r.Result == nil || r.Result.Details == nil {
+				t.Fatalf("no causes: %+v", r)
+			}
+			causes := r.Result.Details.Causes
+			if len(causes) > MaxCauses {
+				t.Errorf("%d causes, more than %d", len(causes), MaxCauses)
+			}
+			last := causes[len(causes)-1]
+			if last.Type != causeTypeMore || !strings.Contains(last.Message, tt.more) {
+				t.Errorf("last cause %+v, want one counting the rest (%q)", last, tt.more)
+			}
+			if !strings.HasSuffix(r.Result.Message, last.Message+"]") {
+				t.Errorf("message does not end with the count: …%s", r.Result.Message[max(0, len(r.Result.Message)-80):])
+			}
+		})
+	}
+}
+
+// TestInvalidMatchesAPIServer: below the cap, the 422 is apierrors.NewInvalid's, to the byte.
+func TestInvalidMatchesAPIServer(t *testing.T) {
+	p := field.NewPath("spec", "to").Index(0).Child("targetRef", "sectionName")
+	for _, errs := range []field.ErrorList{
+		{field.Invalid(p, "Bad_1", "must be lower case")},
+		{field.Invalid(p, "Bad_1", "must be lower case"), field.TooLong(p, "x", 63), field.Invalid(p, "Bad_1", "must be lower case")},
+	} {
+		got := invalid(gkMeshTimeout, "t1", errs).Result
+		want := apiInvalid(gkMeshTimeout, "t1", errs)
+		if got.Message != want.Message || fmt.Sprint(got.Details) != fmt.Sprint(want.Details) {
+			t.Errorf("got\n%s %v\nwant\n%s %v", got.Message, got.Details, want.Message, want.Details)
+		}
+	}
+}
+
+// TestJSONLen: jsonLen is the length encoding/json gives a string, quotes aside.
+func TestJSONLen(t *testing.T) {
+	for _, s := range []string{"", "plain", "<&>", "\x00\x01\n\t\"\\", "\xff\xfe", "tïmeout ✓", "\u2028", strings.Repeat("a<", 100)} {
+		b, _ := json.Marshal(s)
+		if got := jsonLen(s); got != len(b)-2 {
+			t.Errorf("jsonLen(%q) = %d, want %d", s, got, len(b)-2)
+		}
+	}
+}
+
+// TestSummary: the log line carries the count and the first few causes.
+func TestSummary(t *testing.T) {
+	var errs field.ErrorList
+	for i := range 5000 {
+		errs = append(errs, field.Invalid(field.NewPath("spec").Index(i), "x", "bad"))
+	}
+	got := summary(errs)
+	if !strings.HasPrefix(got, "5,000 problems: spec[0]: Invalid value") || !strings.HasSuffix(got, "; … and 4,997 more") {
+		t.Errorf("summary = %q", got)
+	}
+	if formatCount(15900) != "15,900" || formatCount(1000000) != "1,000,000" || formatCount(999) != "999" {
+		t.Errorf("formatCount: %s %s %s", formatCount(15900), formatCount(1000000), formatCount(999))
+	}
+}
+
+// TestRatchetByValue: an update that changes a too-long value into another too-long value is
+// denied (field.TooLong hides the values, so texts alike prove nothing); one that keeps the value
+// is allowed with a warning; a problem that appears at an unchanged field because another field
+// changed is denied.
+func TestRatchetByValue(t *testing.T) {
+	long := func(c string) obj {
+		return kuma("MeshTimeout", "kuma-demo", "t1", map[string]string{naming.LabelMesh: "default"}, spec(obj{
+			"targetRef": targetRef("Mesh", ""),
+			"to":        []any{map[string]any{"targetRef": targetRef("MeshService", strings.Repeat(c, 80))}},
+		}))
+	}
+	const kri1 = "kri_mt_default__ns_t1_"
+	tests := []struct {
+		name     string
+		obj, old obj
+		allowed  bool
+	}{
+		{"same too-long value", long("a").with("labels", map[string]any{naming.LabelMesh: "default", "x": "y"}), long("a"), true},
+		{"another too-long value", long("b"), long("a"), false},
+		{"same bad label", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_1", "x": "y"}, nil),
+			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil), true},
+		{"another bad label", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_2"}, nil),
+			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil), false},
+		{"unchanged annotation, another KRI", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "other"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}),
+			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "default"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Update, tt.obj, tt.old))
+			if resp.Allowed != tt.allowed {
+				t.Fatalf("allowed = %v, want %v: %+v", resp.Allowed, tt.allowed, resp.Result)
+			}
+			if tt.allowed && (len(resp.Warnings) == 0 || !strings.Contains(resp.Warnings[0], "pre-existing problem")) {
+				t.Errorf("warnings %q, want the pre-existing problem", resp.Warnings)
+			}
+		})
+	}
+}
+
+// TestValuesAt: paths that print alike (a key with a dot) never count as the same value.
+func TestValuesAt(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"spec":{"a.b":{"x":1},"a":{"b":{"x":1}},"l":[{"x":2}]},"metadata":{"labels":{"k.io/m":"v"}}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		n    int
+	}{
+		{"spec.a.b.x", 2}, {"spec.l[0].x", 1}, {"spec.l[1].x", 0}, {"spec.l[x]", 0},
+		{"metadata.labels[k.io/m]", 1}, {"metadata.labels[k.io/n]", 0}, {"spec", 1},
+	} {
+		if _, n := valuesAt(v, tt.path, true); n != tt.n {
+			t.Errorf("valuesAt(%s) names %d places, want %d", tt.path, n, tt.n)
+		}
+	}
+}
+
+// TestSlowSender: a body that does not arrive by the request's deadline (?timeout=1s) is cut
+// off with a 408, and the handler's context carries the API server's deadline.
+func TestSlowSender(t *testing.T) {
+	var deadline time.Time
+	h := admission.HandlerFunc(func(ctx context.Context, _ admission.Request) admission.Response {
+		deadline, _ = ctx.Deadline()
+		return admission.Allowed("")
+	})
+	srv := httptest.NewServer(NewHTTPHandler(h))
+	defer srv.Close()
+	body := reviewBody(t, request(admissionv1.Create, benchTimeout, nil))
+
+	start := time.Now()
+	resp, err := http.Post(srv.URL+"/validate?timeout=3s", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d := deadline.Sub(start); d < 2*time.Second || d > 4*time.Second {
+		t.Errorf("handler deadline %s after the request, want the API server's 3s", d)
+	}
+
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() { _, _ = pw.Write(body[:len(body)/2]) }() // and then nothing: a stalled sender
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/validate?timeout=1s", pr)
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = int64(len(body))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no answer to a stalled sender: %v", err)
+	}
+	defer resp.Body.Close()
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
+		t.Fatal(err)
+	}
+	if r := review.Response; r.Allowed || r.Result.Code != http.StatusRequestTimeout || !strings.Contains(r.Result.Message, "deadline") {
+		t.Errorf("answer %+v, want a 408 naming the deadline", r.Result)
+	}
+}
+
+// TestBudgetWaitsThenErrs: a request that does not fit the memory budget waits for room; it is
+// served when room is made before its deadline, and gets a 429 with the reason when not.
+func TestBudgetWaitsThenErrs(t *testing.T) {
+	b, err := NewBudget(DefaultMemoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
+	defer srv.Close()
+	body := reviewBody(t, request(admissionv1.Create, benchTimeout, nil))
+	post := func() (*http.Response, []byte) {
+		resp, err := http.Post(srv.URL+"/validate?timeout=1s", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp, out
+	}
+
+	if err := b.acquire(context.Background(), b.Size()); err != nil { // the budget is taken
+		t.Fatal(err)
+	}
+	resp, out := post()
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(out), "no memory left") {
+		t.Errorf("answer %s %s, want 429 with the reason", resp.Status, out)
+	}
+
+	done := make(chan *http.Response)
+	go func() { r, _ := post(); done <- r }()
+	time.Sleep(100 * time.Millisecond) // the request now waits for room
+	b.release(b.Size())
+	if r := <-done; r.StatusCode != http.StatusOK {
+		t.Errorf("answer %s once room was made, want 200", r.Status)
+	}
+	if !b.sem.TryAcquire(b.Size()) {
+		t.Errorf("the requests did not give their share back")
+	}
+}
+
+// BenchmarkManyCauses posts MeshTimeouts with 1k, 4k and 16k bad section names and reports the
+// time per bad reference and, in the 16k case, the ratio of 16k's time to 1k's (flat per
+// reference: 16x the input for at most 20x the time).
+func BenchmarkManyCauses(b *testing.B) {
+	perRef := map[int]float64{}
+	for _, n := range []int{1000, 4000, 16000} {
+		b.Run(fmt.Sprintf("refs=%d", n), func(b *testing.B) {
+			body := reviewBody(b, request(admissionv1.Create, manyBadRefs(n, badSection), nil))
+			wh := NewHTTPHandler(NewValidator(DefaultConfig()))
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			var size int
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				wh.ServeHTTP(rec, req)
+				size = rec.Body.Len()
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			perRef[n] = ns
+			b.ReportMetric(ns/float64(n), "ns/ref")
+			b.ReportMetric(float64(size), "answer-bytes")
+			if n == 16000 && perRef[1000] > 0 {
+				b.ReportMetric(ns/perRef[1000], "time-16k/1k")
+			}
+		})
+	}
+}
+
+var gkMeshTimeout = schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}
+
+func apiInvalid(gk schema.GroupKind, name string, errs field.ErrorList) *metav1.Status {
+	st := apierrors.NewInvalid(gk, name, errs).Status()
+	return &st
+}
