@@ -51,7 +51,10 @@ func TestCertificateHeals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Port, r.HealthPort, r.MetricsPort = ports[0], ports[1], ports[2]
+		r.Port = ports[0]
+		if i > 0 { // the first replica answers the readiness probe WaitReady reads
+			r.HealthPort, r.MetricsPort = ports[1], ports[2]
+		}
 		r.CertDir = filepath.Join(dir, "replica-"+strconv.Itoa(i))
 		stop, err := webhookenv.StartManager(ctx, env.Config, append(r.Args(), "--ca-overlap="+overlap.String()))
 		if err != nil {
@@ -69,8 +72,10 @@ func TestCertificateHeals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Unregister(context.Background(), env.Client) })
-	if err := s.WaitReady(ctx, env.Client); err != nil {
-		t.Fatal(err)
+	for i, r := range replicas {
+		if err := r.WaitReady(ctx, env.Client); err != nil {
+			t.Fatalf("replica %d: %v", i, err)
+		}
 	}
 	oldCA := secretCA(ctx, t, s)
 
@@ -136,7 +141,9 @@ func TestCertificateHeals(t *testing.T) {
 	if n := failed.Load(); n > 0 {
 		t.Errorf("%d of %d admissions failed during the rotation; first: %v", n, n+admitted.Load(), *firstErr.Load())
 	}
-	t.Logf("%d admissions, none failed, while the secret was deleted and the CA rotated", admitted.Load())
+	if failed.Load() == 0 {
+		t.Logf("%d admissions, none failed, while the secret was deleted and the CA rotated", admitted.Load())
+	}
 }
 
 func atLeast(n *atomic.Int64, want int64) error {
@@ -230,4 +237,3 @@ func balance(t *testing.T, addr string, replicas []*webhookenv.Setup) {
 		}
 	}()
 }
-
