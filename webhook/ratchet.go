@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"reflect"
+	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,8 +16,10 @@ import (
 // of a problem that depends on other fields (a KRI too long for its mesh) is kept only when the
 // old object had that problem too.
 //
-// raw and oldRaw are the two objects; they are decoded only when a problem may be kept.
-func ratchet(errs, oldErrs field.ErrorList, raw, oldRaw []byte) (added, kept field.ErrorList) {
+// obj and old are the two objects as the checks read them, raw and oldRaw as sent: what the checks
+// decoded is reused, and an object is decoded again only when a problem may be kept in a part the
+// checks did not decode.
+func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted, raw, oldRaw []byte) (added, kept field.ErrorList) {
 	if len(errs) == 0 || len(oldErrs) == 0 {
 		return errs, nil
 	}
@@ -28,22 +31,72 @@ func ratchet(errs, oldErrs field.ErrorList, raw, oldRaw []byte) (added, kept fie
 	for _, fe := range oldErrs {
 		had[at{fe.Field, fe.Type}] = true
 	}
-	var obj, old any
-	decoded, ok := false, false
+	a, b := &view{o: obj, raw: raw}, &view{o: old, raw: oldRaw}
 	for _, fe := range errs {
-		if had[at{fe.Field, fe.Type}] {
-			if !decoded {
-				decoded = true
-				ok = utiljson.Unmarshal(raw, &obj) == nil && utiljson.Unmarshal(oldRaw, &old) == nil
-			}
-			if ok && sameValueAt(obj, old, fe.Field) {
-				kept = append(kept, fe)
-				continue
-			}
+		if had[at{fe.Field, fe.Type}] && sameValueAt(a.at(fe.Field), b.at(fe.Field), fe.Field) {
+			kept = append(kept, fe)
+			continue
 		}
 		added = append(added, fe)
 	}
 	return added, kept
+}
+
+// view is an admitted object as a JSON value for valuesAt: the parts the checks decoded, or the
+// whole object decoded from raw when a path leads into a part they left out (spec or status when
+// the fast decoder did not need them).
+type view struct {
+	o         *admitted
+	raw       []byte
+	fast      map[string]any
+	full      any
+	fullTried bool
+}
+
+func (v *view) at(path string) any {
+	if v.o == nil {
+		return nil
+	}
+	if v.o.full != nil {
+		return v.o.full
+	}
+	inSpec := path == "spec" || len(path) > 4 && path[:4] == "spec" && (path[4] == '.' || path[4] == '[')
+	if inSpec && v.o.spec != nil || strings.HasPrefix(path, "metadata") {
+		if v.fast == nil {
+			meta := map[string]any{}
+			for k, s := range map[string]string{"name": v.o.name, "generateName": v.o.generateName, "namespace": v.o.namespace} {
+				if s != "" {
+					meta[k] = s
+				}
+			}
+			if v.o.hasLabels {
+				meta["labels"] = stringsAny(v.o.labels)
+			}
+			if v.o.hasAnnotations {
+				meta["annotations"] = stringsAny(v.o.annotations)
+			}
+			v.fast = map[string]any{"metadata": meta}
+			if v.o.spec != nil {
+				v.fast["spec"] = v.o.spec
+			}
+		}
+		return v.fast
+	}
+	if !v.fullTried {
+		v.fullTried = true
+		if utiljson.Unmarshal(v.raw, &v.full) != nil {
+			v.full = nil
+		}
+	}
+	return v.full
+}
+
+func stringsAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, s := range m {
+		out[k] = s
+	}
+	return out
 }
 
 // sameValueAt reports whether a and b hold the same value at the field path p (a

@@ -61,7 +61,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 		_, _, oldErrs, _ := v.cfg.check(g, old)
 		var kept field.ErrorList
-		errs, kept = ratchet(errs, oldErrs, req.Object.Raw, req.OldObject.Raw)
+		errs, kept = ratchet(errs, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
 		for _, fe := range boundValues(kept) {
 			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
 		}

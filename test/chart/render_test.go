@@ -619,6 +619,11 @@ func checkRBAC(t *testing.T, objs manifest, n names) {
 	t.Helper()
 	for _, o := range append(objs.ofKind("Role"), objs.ofKind("ClusterRole")...) {
 		for _, r := range slice(t, o, "rules") {
+			if o.GetKind() == "Role" && fmt.Sprint(r["resources"]) == "[secrets]" && fmt.Sprint(r["verbs"]) == "[create]" {
+				// The one exception: the webhook creates its certificate Secret again when it was
+				// deleted, and RBAC cannot limit create to one name.
+				continue
+			}
 			if s := fmt.Sprint(r); strings.Contains(s, "*") || strings.Contains(s, "create") || strings.Contains(s, "delete") {
 				t.Errorf("%s/%s: rule %s grants a wildcard, create or delete", o.GetKind(), o.GetName(), s)
 			}

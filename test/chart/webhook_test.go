@@ -79,7 +79,8 @@ func TestWebhook(t *testing.T) {
 	d := objs.get(t, "Deployment", n.full)
 	var args []string
 	for _, a := range slice(t, d, "spec", "template", "spec", "containers")[0]["args"].([]any) {
-		args = append(args, strings.ReplaceAll(a.(string), "$(POD_NAMESPACE)", ns))
+		// MEMORY_LIMIT is resources.limits.memory in bytes, as the kubelet's resourceFieldRef gives it.
+		args = append(args, strings.NewReplacer("$(POD_NAMESPACE)", ns, "$(MEMORY_LIMIT)", "134217728").Replace(a.(string)))
 	}
 	args = append(args,
 		"--config="+configFile, "--cert-dir="+t.TempDir(), "--webhook-host="+host, "--webhook-port="+port,
