@@ -12,14 +12,16 @@ import (
 // passes its resources.limits.memory as --memory-limit.
 const (
 	// DefaultMemoryLimit is the memory limit assumed without --memory-limit: the chart's default.
-	DefaultMemoryLimit = 128 << 20
+	DefaultMemoryLimit = 256 << 20
 	// memoryReserve is what the process needs besides the reviews in flight: the runtime, the
 	// manager's caches, TLS, the binary's resident pages. An idle webhook holds about 40 MiB.
 	memoryReserve = 48 << 20
-	// reviewCostFactor is the memory one review takes per byte of its body while it is decided:
-	// the body, the copies of object and oldObject the decoder makes, and what the checks decode
-	// (BenchmarkReviewMemory measures it).
-	reviewCostFactor = 4
+	// reviewCostFactor is the memory one review takes per byte of its body while it is decided,
+	// at worst: the body, the copies of object and oldObject the decoder makes, and what the
+	// checks decode. The worst is an update whose objects are full of invalid references: both
+	// specs are decoded into maps, every problem is built twice (test/serverbench
+	// BenchmarkLargeReviews measures it: about 13 bytes per byte). A valid object needs 2.
+	reviewCostFactor = 16
 	// reviewCostFixed is the memory of a request besides its body: buffers, the answer.
 	reviewCostFixed = 64 << 10
 )

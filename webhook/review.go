@@ -119,10 +119,15 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if n >= 0 {
 		cost = reviewCost(n)
 	}
-	if err := r.budget.acquire(ctx, cost); err != nil {
+	// Give up waiting for room a little before the deadline, so that the answer still arrives.
+	waitCtx, cancelWait := context.WithDeadline(ctx, deadline.Add(-min(time.Second, time.Until(deadline)/10)))
+	err := r.budget.acquire(waitCtx, cost)
+	cancelWait()
+	if err != nil {
 		logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
 		writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
 			"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
+		drain(rc, req.Body, deadline)
 		return
 	}
 	held := cost
@@ -165,6 +170,15 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	resp := r.wh.Handle(ctx, areq)
 	writeReview(w, resp, gvk)
+}
+
+// drain reads and drops what is left of a body that was answered before it was read, until
+// deadline, so that the client, still sending it, gets to read the answer: a connection closed
+// with unread data is reset, and the answer lost with it. It holds no more than a small buffer.
+func drain(rc *http.ResponseController, body io.Reader, deadline time.Time) {
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(deadline.Add(time.Second))
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxReviewBytes))
 }
 
 // requestTimeout is the time the API server gives the request: its ?timeout= parameter, bounded
