@@ -45,11 +45,15 @@
 // whole server process: controller-runtime manager, TLS webhook server, cert-controller,
 // health and readiness checks, metrics and a shutdown delay. cmd/webhook only wires them up.
 //
-// Request bodies are limited by controller-runtime to 7 MiB; a larger one is answered with code
-// 413 and "request entity is too large; limit is 7340032 bytes". A body that is not an
-// admission.k8s.io/v1 or v1beta1 AdmissionReview, or a review without a usable object, gets a
-// 400 with the reason. Values longer than 256 bytes are cut in causes and warnings, which say
-// how long they were.
+// Nothing a client sends can take a replica past a bound (docs/limits.md): a request body is read
+// once, by the deadline the API server gives (?timeout=), within a memory budget derived from the
+// container's limit (NewBudget, --memory-limit; a request that does not fit waits, then gets a 429);
+// bodies over 7 MiB get a 413 and "request entity is too large; limit is 7340032 bytes". A body that
+// is not an admission.k8s.io/v1 or v1beta1 AdmissionReview, or a review without a usable object,
+// gets a 400 with the reason. A denial carries at most MaxCauses causes, the last counting the
+// rest, and no answer exceeds MaxResponseBytes; values longer than 256 bytes are cut in causes and
+// warnings, which say how long they were. On UPDATE a problem is pre-existing only when the old
+// object holds the same value at the same field (ratcheting by value).
 //
 // The object of a Kuma kind is not decoded in full: one scan of its bytes reads metadata and
 // checks the section names of its target references, and spec is decoded only when one of them

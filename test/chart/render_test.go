@@ -73,6 +73,19 @@ webhook:
   extraArgs: [--enable-http2=false]
 terminationGracePeriodSeconds: 60
 `},
+	{name: "who may call", values: `
+webhook:
+  clientCA: |
+    -----BEGIN CERTIFICATE-----
+    MIIBszCCAVmgAwIBAgIBATAKBggqhkjOPQQDAjAWMRQwEgYDVQQDEwtleGFtcGxlLWNhMB4XDTI2MDEwMTAwMDAwMFo=
+    -----END CERTIFICATE-----
+networkPolicy:
+  enabled: true
+  webhookFrom: [{ipBlock: {cidr: 10.0.0.0/24}}]
+  metricsFrom: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}]
+resources:
+  limits: {memory: 320Mi}
+`},
 }
 
 func TestLintStrict(t *testing.T) {
@@ -202,6 +215,7 @@ func TestRender(t *testing.T) {
 			checkWebhookConfigurations(t, objs, n, values, certManager)
 			checkDeployment(t, objs, n, values, certManager, flags)
 			checkConfigMap(t, objs, n, values)
+			checkLimits(t, objs, n, values)
 			if certManager {
 				checkCertManager(t, objs, n, values)
 			} else {
@@ -220,6 +234,13 @@ func checkObjectSet(t *testing.T, objs manifest, n names, values map[string]any,
 	}
 	if values["replicaCount"].(float64) >= 2 {
 		want = append(want, "PodDisruptionBudget/"+n.full)
+	}
+	webhook := values["webhook"].(map[string]any)
+	if str(webhook["clientCA"]) != "" {
+		want = append(want, "ConfigMap/"+n.full+"-client-ca")
+	}
+	if values["networkPolicy"].(map[string]any)["enabled"] == true {
+		want = append(want, "NetworkPolicy/"+n.full)
 	}
 	if certManager {
 		want = append(want, "Certificate/"+n.full+"-serving-cert")
