@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,4 +69,23 @@ kinds:
 	fmt.Println(err)
 	// Output:
 	// kinds[0].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"
+}
+
+// The webhooks of one process share one memory budget, derived from the container's memory
+// limit (docs/limits.md); NewManager does this with --memory-limit.
+func ExampleNewBudget() {
+	budget, err := webhook.NewBudget(256 << 20)
+	if err != nil {
+		panic(err)
+	}
+	conf := webhook.DefaultConfig()
+	mux := http.NewServeMux()
+	mux.Handle(webhook.ValidatePath, webhook.NewBoundedHTTPHandler(webhook.NewValidator(conf), budget))
+	mux.Handle(webhook.MutatePath, webhook.NewBoundedHTTPHandler(webhook.NewMutator(conf), budget))
+	fmt.Printf("%d MiB for the reviews in flight\n", budget.Size()>>20)
+	_, err = webhook.NewBudget(128 << 20)
+	fmt.Println(err != nil)
+	// Output:
+	// 182 MiB for the reviews in flight
+	// true
 }

@@ -168,6 +168,12 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
 		return
 	}
+	if ctx.Err() != nil { // nobody waits for the answer any more
+		resp := admission.Errored(http.StatusGatewayTimeout, fmt.Errorf("deadline passed before the review was decided: %w", ctx.Err()))
+		resp.UID = areq.UID
+		writeReview(w, resp, gvk)
+		return
+	}
 	resp := r.wh.Handle(ctx, areq)
 	writeReview(w, resp, gvk)
 }

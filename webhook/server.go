@@ -77,16 +77,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 
 	var certs *secretCerts
-	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
-		c.MinVersion = minTLS
-		if !o.EnableHTTP2 {
-			c.NextProtos = []string{"http/1.1"}
-		}
-		if clientCAs != nil {
-			c.ClientCAs = clientCAs
-			c.ClientAuth = tls.RequireAndVerifyClientCert
-		}
-	}}
+	tlsOpts := []func(*tls.Config){serverTLS(minTLS, o.EnableHTTP2, clientCAs)}
 	if o.CertManagement == CertManagementController {
 		certs = &secretCerts{
 			key:      types.NamespacedName{Namespace: o.CertSecretNamespace, Name: o.CertSecretName},
@@ -174,6 +165,22 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// serverTLS sets up the webhook server's TLS: the minimum version, HTTP/1.1 unless HTTP/2 is
+// allowed, and, with clientCAs, a client certificate signed by one of them required of every
+// caller.
+func serverTLS(minVersion uint16, http2 bool, clientCAs *x509.CertPool) func(*tls.Config) {
+	return func(c *tls.Config) {
+		c.MinVersion = minVersion
+		if !http2 {
+			c.NextProtos = []string{"http/1.1"}
+		}
+		if clientCAs != nil {
+			c.ClientCAs = clientCAs
+			c.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	}
 }
 
 // loadClientCAs reads the PEM bundle of client CAs; "" means none.
