@@ -240,11 +240,11 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
+	srv := httptest.NewTLSServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
 	defer srv.Close()
 	body := reviewBody(t, request(admissionv1.Create, benchTimeout, nil))
 	post := func() (*http.Response, []byte) {
-		resp, err := http.Post(srv.URL+"/validate?timeout=1s", "application/json", bytes.NewReader(body))
+		resp, err := srv.Client().Post(srv.URL+"/validate?timeout=1s", "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,6 +259,19 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	resp, out := post()
 	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(out), "no memory left") {
 		t.Errorf("answer %s %s, want 429 with the reason", resp.Status, out)
+	}
+
+	// A large body the handler did not read: the client, still sending it, reads the 429 rather than
+	// a reset connection.
+	large := bytes.Repeat([]byte(" "), 6<<20)
+	copy(large, body)
+	resp, err = srv.Client().Post(srv.URL+"/validate?timeout=1s", "application/json", bytes.NewReader(large))
+	if err != nil {
+		t.Fatalf("large review while the budget is taken: %v, want a 429", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("large review while the budget is taken: %s, want 429", resp.Status)
 	}
 
 	done := make(chan *http.Response)

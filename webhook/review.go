@@ -106,8 +106,10 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer req.Body.Close()
 	n := req.ContentLength
 	if n > maxReviewBytes {
+		_ = rc.EnableFullDuplex()
 		writeReview(w, admission.Errored(http.StatusRequestEntityTooLarge,
 			fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)), nil)
+		drain(rc, req.Body, deadline)
 		return
 	}
 	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
@@ -125,6 +127,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	cancelWait()
 	if err != nil {
 		logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
+		_ = rc.EnableFullDuplex()
 		writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
 			"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
 		drain(rc, req.Body, deadline)
@@ -178,9 +181,10 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	writeReview(w, resp, gvk)
 }
 
-// drain reads and drops what is left of a body that was answered before it was read, until
-// deadline, so that the client, still sending it, gets to read the answer: a connection closed
-// with unread data is reset, and the answer lost with it. It holds no more than a small buffer.
+// drain reads and drops what is left of a body that was answered before it was read (the
+// request in full-duplex mode), until deadline, so that the client, still sending it, gets to
+// read the answer: a connection closed with unread data is reset, and the answer lost with it.
+// It holds no more than a small buffer.
 func drain(rc *http.ResponseController, body io.Reader, deadline time.Time) {
 	_ = rc.Flush()
 	_ = rc.SetReadDeadline(deadline.Add(time.Second))
