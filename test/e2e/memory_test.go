@@ -26,7 +26,7 @@ import (
 func TestBinaryLargeReviews(t *testing.T) {
 	const (
 		objects     = 30
-		objectBytes = 200 << 10 // what the API server itself handles 30 of at once on 2 cores (schema, field management)
+		objectBytes = 64 << 10 // what an envtest API server on 2 shared cores handles 30 of at once (schema, field management)
 		memoryLimit = 256 << 20  // the chart's default
 	)
 	ns := newNamespace(t)
