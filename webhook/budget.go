@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -60,6 +61,17 @@ func (b *Budget) Size() int64 { return b.size }
 
 // reviewCost is the share of the budget a review of n bytes takes.
 func reviewCost(n int64) int64 { return reviewCostFactor*n + reviewCostFixed }
+
+// acquireBy takes n bytes of the budget, waiting for room until a little before deadline (a
+// tenth of the time left, at most a second), so that a refusal still reaches the caller in time.
+func (b *Budget) acquireBy(ctx context.Context, n int64, deadline time.Time) error {
+	if b == nil || b.sem.TryAcquire(n) {
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, time.Until(deadline)/10)))
+	defer cancel()
+	return b.sem.Acquire(ctx, n)
+}
 
 func (b *Budget) acquire(ctx context.Context, n int64) error {
 	if b == nil {

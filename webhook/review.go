@@ -121,11 +121,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if n >= 0 {
 		cost = reviewCost(n)
 	}
-	// Give up waiting for room a little before the deadline, so that the answer still arrives.
-	waitCtx, cancelWait := context.WithDeadline(ctx, deadline.Add(-min(time.Second, time.Until(deadline)/10)))
-	err := r.budget.acquire(waitCtx, cost)
-	cancelWait()
-	if err != nil {
+	if err := r.budget.acquireBy(ctx, cost, deadline); err != nil {
 		logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
 		_ = rc.EnableFullDuplex()
 		writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
@@ -194,7 +190,15 @@ func drain(rc *http.ResponseController, body io.Reader, deadline time.Time) {
 // requestTimeout is the time the API server gives the request: its ?timeout= parameter, bounded
 // to [minTimeout, maxTimeout].
 func requestTimeout(req *http.Request) time.Duration {
-	d, err := time.ParseDuration(req.URL.Query().Get("timeout"))
+	var v string
+	for q := req.URL.RawQuery; q != "" && v == ""; { // the API server sends only this parameter
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		if val, ok := strings.CutPrefix(kv, "timeout="); ok {
+			v = val
+		}
+	}
+	d, err := time.ParseDuration(v)
 	if err != nil || d > maxTimeout {
 		return maxTimeout
 	}
