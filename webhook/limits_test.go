@@ -144,7 +144,7 @@ func TestRatchetByValue(t *testing.T) {
 			"to":        []any{map[string]any{"targetRef": targetRef("MeshService", strings.Repeat(c, 80))}},
 		}))
 	}
-	const kri1 = "kri_mt_default__ns_t1_"
+	const kri1 = "kri_mt_default___t1_" // the KRI of t1 in mesh default (no namespace label)
 	tests := []struct {
 		name     string
 		obj, old obj

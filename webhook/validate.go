@@ -33,8 +33,7 @@ func NewValidator(c *Config) admission.Handler { return &Validator{cfg: c} }
 // problems the update introduces count: a problem is pre-existing, and let through with a warning,
 // when the old object had a problem of the same type at the same field and holds the same value
 // there (ratchet), so that objects admitted before the webhook existed can still be changed.
-// DELETE, CONNECT and
-// unknown operations are always allowed, and their objects are not decoded.
+// DELETE, CONNECT and unknown operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	g, d, done := v.cfg.triage(ctx, req)
 	if done != nil {

@@ -26,8 +26,8 @@ import (
 func TestBinaryLargeReviews(t *testing.T) {
 	const (
 		objects     = 30
-		objectBytes = 64 << 10 // what an envtest API server on 2 shared cores handles 30 of at once (schema, field management)
-		memoryLimit = 256 << 20  // the chart's default
+		objectBytes = 64 << 10  // what an envtest API server on 2 shared cores handles 30 of at once (schema, field management)
+		memoryLimit = 256 << 20 // the chart's default
 	)
 	ns := newNamespace(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
