@@ -177,14 +177,15 @@ func boundWarnings(warnings []string) []string {
 }
 
 // jsonLen is the length of s as a JSON string with encoding/json's escaping (HTML characters,
-// control characters, invalid UTF-8 and U+2028/U+2029 take 6 bytes), without the quotes.
+// control characters other than \b \f \n \r \t, invalid UTF-8 and U+2028/U+2029 take 6 bytes),
+// without the quotes.
 func jsonLen(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
 				n += 2
 			case c < 0x20 || c == '<' || c == '>' || c == '&':
 				n += 6

@@ -322,3 +322,41 @@ func apiInvalid(gk schema.GroupKind, name string, errs field.ErrorList) *metav1.
 	st := apierrors.NewInvalid(gk, name, errs).Status()
 	return &st
 }
+
+// FuzzJSONLen: jsonLen, which budgets the answer, is the length encoding/json gives any string.
+func FuzzJSONLen(f *testing.F) {
+	for _, s := range []string{"", "<&>", "\x00\xff", "tïmeout ✓", "\u2028\u2029", `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonLen(s); got != len(b)-2 {
+			t.Fatalf("jsonLen(%q) = %d, want %d", s, got, len(b)-2)
+		}
+	})
+}
+
+// FuzzValuesAt reads field paths, as the ratchet does, in arbitrary documents: it never panics,
+// names at most "two" places, and an unambiguous path holds the same value as itself.
+func FuzzValuesAt(f *testing.F) {
+	f.Add([]byte(`{"spec":{"a.b":{"x":1},"a":{"b":{"x":1}},"l":[{"x":2}]}}`), "spec.a.b.x")
+	f.Add([]byte(`{"metadata":{"labels":{"k.io/m":"v","k]":"w"}}}`), "metadata.labels[k]]")
+	f.Add([]byte(`{"spec":{"l":[[1,[2]]]}}`), "spec.l[0][1][0]")
+	f.Add([]byte(`{"":{"":[]}}`), ".[0]")
+	f.Fuzz(func(t *testing.T, doc []byte, path string) {
+		var v any
+		if json.Unmarshal(doc, &v) != nil {
+			return
+		}
+		_, n := valuesAt(v, path, true)
+		if n < 0 || n > 2 {
+			t.Fatalf("valuesAt(%s) names %d places", path, n)
+		}
+		if n <= 1 && !sameValueAt(v, v, path) {
+			t.Fatalf("the value at %s differs from itself", path)
+		}
+	})
+}
