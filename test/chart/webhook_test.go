@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -78,9 +80,12 @@ func TestWebhook(t *testing.T) {
 	health := freeAddress(t)
 	d := objs.get(t, "Deployment", n.full)
 	var args []string
+	c0 := slice(t, d, "spec", "template", "spec", "containers")[0]
+	limit := resource.MustParse(c0["resources"].(map[string]any)["limits"].(map[string]any)["memory"].(string))
+	memoryLimit := strconv.FormatInt(limit.Value(), 10)
 	for _, a := range slice(t, d, "spec", "template", "spec", "containers")[0]["args"].([]any) {
 		// MEMORY_LIMIT is resources.limits.memory in bytes, as the kubelet's resourceFieldRef gives it.
-		args = append(args, strings.NewReplacer("$(POD_NAMESPACE)", ns, "$(MEMORY_LIMIT)", "134217728").Replace(a.(string)))
+		args = append(args, strings.NewReplacer("$(POD_NAMESPACE)", ns, "$(MEMORY_LIMIT)", memoryLimit).Replace(a.(string)))
 	}
 	args = append(args,
 		"--config="+configFile, "--cert-dir="+t.TempDir(), "--webhook-host="+host, "--webhook-port="+port,
@@ -245,7 +250,12 @@ func TestConfigMapLoads(t *testing.T) {
 	for _, vs := range valueSets {
 		t.Run(vs.name, func(t *testing.T) {
 			objs := render(t, "kriguard", releaseNamespace, vs.values)
-			cm := objs.ofKind("ConfigMap")[0]
+			var cm *unstructured.Unstructured
+			for _, o := range objs.ofKind("ConfigMap") {
+				if strings.HasSuffix(o.GetName(), "-config") { // not the client CA's
+					cm = o
+				}
+			}
 			c, err := webhook.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
 			if err != nil {
 				t.Fatalf("the webhook rejects the chart's configuration: %v", err)
