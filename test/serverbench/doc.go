@@ -8,7 +8,9 @@
 // bare admission plumbing with an allow-all handler), BenchmarkLatency reports p50-ms and p99-ms at a steady 500
 // requests per second (target p99 under 2 ms), and BenchmarkIdleMemory reports idle-rss-MiB, the
 // resident memory of an idle cmd/webhook process with external certificates and with cert-controller
-// against a real control plane (target under 64 MiB). Every loop is bounded and every socket is on
+// against a real control plane (target under 64 MiB). BenchmarkLargeReviews reports peak-rss-MiB of the
+// binary, run with the chart's memory limit, under 30 concurrent 6 MiB reviews, against limit-MiB
+// (docs/limits.md), and how many were decided or refused for want of budget before their deadline. Every loop is bounded and every socket is on
 // 127.0.0.1. KRIGUARD_WEBHOOK_BINARY names a prebuilt webhook binary to measure instead of building
 // cmd/webhook.
 package serverbench
