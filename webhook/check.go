@@ -43,6 +43,13 @@ var fullDecodeKinds = map[string]bool{
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
 func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
+	return c.checkUpTo(g, obj, -1)
+}
+
+// checkUpTo is check that builds at most limit target-reference problems (-1: all of them); the
+// ones past it are only counted, each as omittedProblem. A denial shows at most MaxCauses causes,
+// so building more is wasted where nothing else needs them (CREATE; an UPDATE compares them all).
+func (c *Config) checkUpTo(g *guard, obj *admitted, limit int) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
 	if !g.kri {
 		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj), nil
 	}
@@ -52,7 +59,11 @@ func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, err
 		errs = append(errs, naming.FieldName.Validate(v, displayNameLabelPath)...)
 	}
 	if obj.spec != nil {
-		errs = walkRefs(obj.spec, specPath, errs)
+		left := -1
+		if limit >= 0 {
+			left = max(limit-len(errs), 0)
+		}
+		errs = walkRefsUpTo(obj.spec, specPath, errs, &left)
 	}
 	if g.gk.Group == KumaGroup {
 		switch g.gk.Kind {
@@ -90,9 +101,31 @@ func kriDetail(err error) string {
 	return "must be a valid KRI: " + err.Error()
 }
 
+// omittedProblem stands for each problem a capped check found but did not build.
+var omittedProblem = &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: "", Detail: "(one more problem, not built)"}
+
 // walkRefs appends the problems of every target reference found in v, at path p. Map keys are
 // visited in sorted order so that the causes come out in a stable order.
 func walkRefs(v any, p *field.Path, errs field.ErrorList) field.ErrorList {
+	all := -1
+	return walkRefsUpTo(v, p, errs, &all)
+}
+
+// walkRefsUpTo is walkRefs that builds problems while *left is not 0 (counting it down when
+// positive); once it is 0 it only counts them, as omittedProblem, without building paths.
+func walkRefsUpTo(v any, p *field.Path, errs field.ErrorList, left *int) field.ErrorList {
+	child := func(p *field.Path, k string) *field.Path {
+		if *left == 0 {
+			return nil
+		}
+		return p.Child(k)
+	}
+	index := func(p *field.Path, i int) *field.Path {
+		if *left == 0 {
+			return nil
+		}
+		return p.Index(i)
+	}
 	switch t := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(t))
@@ -104,45 +137,57 @@ func walkRefs(v any, p *field.Path, errs field.ErrorList) field.ErrorList {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			child, cp := t[k], p.Child(k)
+			c, cp := t[k], child(p, k)
 			switch k {
 			case "targetRef":
-				if ref, ok := child.(map[string]any); ok {
-					errs = refErrors(ref, cp, errs)
+				if ref, ok := c.(map[string]any); ok {
+					errs = refErrors(ref, cp, errs, left)
 				}
 			case "backendRefs":
-				if refs, ok := child.([]any); ok {
+				if refs, ok := c.([]any); ok {
 					for i, r := range refs {
 						if ref, ok := r.(map[string]any); ok {
-							errs = refErrors(ref, cp.Index(i), errs)
+							errs = refErrors(ref, index(cp, i), errs, left)
 						}
 					}
 				}
 			}
-			errs = walkRefs(child, cp, errs)
+			errs = walkRefsUpTo(c, cp, errs, left)
 		}
 	case []any:
-		for i, child := range t {
-			switch child.(type) {
+		for i, c := range t {
+			switch c.(type) {
 			case map[string]any, []any:
-				errs = walkRefs(child, p.Index(i), errs)
+				errs = walkRefsUpTo(c, index(p, i), errs, left)
 			}
 		}
 	}
 	return errs
 }
 
-func refErrors(ref map[string]any, p *field.Path, errs field.ErrorList) field.ErrorList {
+func refErrors(ref map[string]any, p *field.Path, errs field.ErrorList, left *int) field.ErrorList {
 	v, ok := ref["sectionName"]
 	if !ok || v == nil {
 		return errs
 	}
-	sp := p.Child("sectionName")
-	s, ok := v.(string)
-	if !ok {
-		return append(errs, field.Invalid(sp, v, "must be a string"))
+	s, isString := v.(string)
+	if *left == 0 {
+		if !isString || !naming.FieldSection.Valid(s) {
+			errs = append(errs, omittedProblem)
+		}
+		return errs
 	}
-	return append(errs, naming.FieldSection.Validate(s, sp)...)
+	n := len(errs)
+	sp := p.Child("sectionName")
+	if !isString {
+		errs = append(errs, field.Invalid(sp, v, "must be a string"))
+	} else {
+		errs = append(errs, naming.FieldSection.Validate(s, sp)...)
+	}
+	if *left > 0 {
+		*left = max(*left-(len(errs)-n), 0)
+	}
+	return errs
 }
 
 // sniMaxLen is the DNS host-name limit Kuma holds an SNI to.

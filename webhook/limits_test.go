@@ -286,34 +286,42 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	}
 }
 
-// BenchmarkManyCauses posts MeshTimeouts with 1k, 4k and 16k bad section names and reports the
-// time per bad reference and, in the 16k case, the ratio of 16k's time to 1k's (flat per
-// reference: 16x the input for at most 20x the time).
+// BenchmarkManyCauses posts MeshTimeouts with 1k, 4k and 16k bad section names, in turn within each
+// iteration so that the machine's load falls on all three alike, and reports the time per bad
+// reference of each and time-16k/1k, the 16k object's time over the 1k one's (flat per reference:
+// 16x the input for at most 20x the time; docs/limits.md). Times are the fastest of the iterations,
+// which other work on a shared machine can only slow down.
 func BenchmarkManyCauses(b *testing.B) {
-	perRef := map[int]float64{}
-	for _, n := range []int{1000, 4000, 16000} {
-		b.Run(fmt.Sprintf("refs=%d", n), func(b *testing.B) {
-			body := reviewBody(b, request(admissionv1.Create, manyBadRefs(n, badSection), nil))
-			wh := NewHTTPHandler(NewValidator(DefaultConfig()))
-			b.ReportAllocs()
-			b.SetBytes(int64(len(body)))
-			var size int
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				rec := httptest.NewRecorder()
-				wh.ServeHTTP(rec, req)
-				size = rec.Body.Len()
-			}
-			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			perRef[n] = ns
-			b.ReportMetric(ns/float64(n), "ns/ref")
-			b.ReportMetric(float64(size), "answer-bytes")
-			if n == 16000 && perRef[1000] > 0 {
-				b.ReportMetric(ns/perRef[1000], "time-16k/1k")
-			}
-		})
+	sizes := []int{1000, 4000, 16000}
+	bodies := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		bodies[i] = reviewBody(b, request(admissionv1.Create, manyBadRefs(n, badSection), nil))
 	}
+	wh := NewHTTPHandler(NewValidator(DefaultConfig()))
+	fastest := make([]time.Duration, len(sizes))
+	var answer int
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, body := range bodies {
+			req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			wh.ServeHTTP(rec, req)
+			if d := time.Since(start); fastest[i] == 0 || d < fastest[i] {
+				fastest[i] = d
+			}
+			if rec.Code != http.StatusOK {
+				b.Fatalf("HTTP %d", rec.Code)
+			}
+			answer = max(answer, rec.Body.Len())
+		}
+	}
+	for i, n := range sizes {
+		b.ReportMetric(float64(fastest[i].Nanoseconds())/float64(n), fmt.Sprintf("ns/ref-%dk", n/1000))
+	}
+	b.ReportMetric(fastest[2].Seconds()/fastest[0].Seconds(), "time-16k/1k")
+	b.ReportMetric(float64(answer), "max-answer-bytes")
 }
 
 var gkMeshTimeout = schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}

@@ -47,7 +47,11 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		log.Info("bad request", "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	_, _, errs, notes := v.cfg.check(g, obj)
+	limit := -1 // an UPDATE compares every problem with the old object's
+	if req.Operation == admissionv1.Create {
+		limit = MaxCauses
+	}
+	_, _, errs, notes := v.cfg.checkUpTo(g, obj, limit)
 	name := boundValue(objectName(obj, req))
 
 	var warnings []string
