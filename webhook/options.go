@@ -14,8 +14,8 @@ import (
 // Certificate management modes (--cert-management).
 const (
 	// CertManagementController rotates a self-signed CA and serving certificate in-process with
-	// cert-controller, stores them in a Secret and injects the CA into both webhook
-	// configurations.
+	// cert-controller, stores them in a Secret, and injects the CA into both webhook
+	// configurations (the process does, keeping a replaced CA trusted for a while).
 	CertManagementController = "cert-controller"
 	// CertManagementExternal serves the certificate found in --cert-dir, managed by someone
 	// else (cert-manager, a mounted Secret), and reloads it when the files change.
@@ -104,16 +104,16 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"DNS name in the serving certificate (empty: <service>.<namespace>.svc)")
 	fs.StringVar(&o.ServiceName, "service-name", d.ServiceName, "Service that fronts the webhook")
 	fs.StringVar(&o.ValidatingWebhookConfiguration, "validating-webhook-configuration", d.ValidatingWebhookConfiguration,
-		"ValidatingWebhookConfiguration whose CA bundle cert-controller injects")
+		"ValidatingWebhookConfiguration whose CA bundle the webhook injects")
 	fs.StringVar(&o.MutatingWebhookConfiguration, "mutating-webhook-configuration", d.MutatingWebhookConfiguration,
-		"MutatingWebhookConfiguration whose CA bundle cert-controller injects")
+		"MutatingWebhookConfiguration whose CA bundle the webhook injects")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", d.MetricsBindAddress, `address of /metrics ("0" disables)`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", d.HealthProbeBindAddress,
 		"address of /healthz and /readyz")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", d.TLSMinVersion, `minimum TLS version, "1.2" or "1.3"`)
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", d.EnableHTTP2, "allow HTTP/2 on the webhook server")
 	o.MemoryLimit = d.MemoryLimit
-	fs.Func("memory-limit", fmt.Sprintf("the container's memory limit (bytes or a quantity such as 128Mi; default %s): the Go soft limit and the review byte budget derive from it",
+	fs.Func("memory-limit", fmt.Sprintf("the container's memory limit (bytes or a quantity such as 256Mi; default %s): the Go soft limit and the review byte budget derive from it",
 		resource.NewQuantity(d.MemoryLimit, resource.BinarySI)), func(s string) error {
 		q, err := resource.ParseQuantity(s)
 		if err != nil {

@@ -46,9 +46,11 @@ const (
 // the framework's metrics plus kriguard_admission_decisions_total on the metrics address.
 //
 // With --cert-management=cert-controller, cert-controller keeps a CA and a serving certificate in
-// the Secret --cert-secret-name (created empty when missing) and injects the CA into both webhook
-// configurations; the process copies the certificate from the Secret into --cert-dir and serves
-// it from memory, so no Secret volume is needed. The webhooks are registered, and /readyz passes,
+// the Secret --cert-secret-name (created empty when missing, and again when deleted); the process
+// injects the CA into both webhook configurations, keeping a replaced CA trusted for --ca-overlap,
+// copies the certificate from the Secret into --cert-dir and serves it from memory once the
+// configurations trust it, so no Secret volume is needed and a rotation fails no admission
+// (docs/limits.md). The webhooks are registered, and /readyz passes,
 // only once cert-controller reports the certificates ready. With --cert-management=external
 // the files in --cert-dir are served (and reloaded on change) and the webhooks are registered at
 // once.
@@ -56,7 +58,8 @@ const (
 // On stop, /readyz fails first and the server keeps serving for --shutdown-delay, so that
 // endpoints drop the pod before its listener closes, answering with "Connection: close" so that
 // the API server moves its keep-alive connections elsewhere; in-flight requests then get 30s to
-// finish.
+// finish. The requests in flight share one memory budget derived from --memory-limit, and a
+// --client-ca-file makes the server require client certificates.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)

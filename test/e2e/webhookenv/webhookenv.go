@@ -31,7 +31,7 @@ type Setup struct {
 	Namespace  string
 	SecretName string
 	// ValidatingName and MutatingName name the webhook configurations Register creates and
-	// cert-controller injects the CA bundle into.
+	// the webhook injects the CA bundle into.
 	ValidatingName string
 	MutatingName   string
 	// Host is the address the webhook binds; DNSName the name in its certificate and in the URLs.
@@ -137,7 +137,7 @@ func (s *Setup) Prepare(ctx context.Context, c client.Client) error {
 
 // Register creates (or replaces) the validating and mutating webhook configurations. They guard every
 // resource of the Kuma and Kong API groups outside kube-system and the webhook's own namespace, call
-// the webhook by URL and carry no CA bundle: cert-controller injects it.
+// the webhook by URL and carry no CA bundle: the webhook injects it.
 func (s *Setup) Register(ctx context.Context, c client.Client) error {
 	fail := admissionregistrationv1.Fail
 	none := admissionregistrationv1.SideEffectClassNone
