@@ -3,7 +3,7 @@
 // It gives the webhook what the Helm chart gives it in production: its namespace, free ports, and real
 // ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects that reach the webhook at
 // https://localhost:<port>/validate and /mutate through clientConfig.url, with no caBundle:
-// cert-controller, inside the webhook, must issue a certificate for localhost and inject its CA. The end-to-end tests (test/e2e) and the demo (hack/demo) use it, with
+// cert-controller, inside the webhook, must issue a certificate for localhost and the webhook inject its CA. The end-to-end tests (test/e2e) and the demo (hack/demo) use it, with
 // the webhook either in-process (StartManager) or as the cmd/webhook binary (Setup.Args).
 //
 // A typical use, with cfg the control plane's *rest.Config and c a client for it:
