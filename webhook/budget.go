@@ -31,57 +31,89 @@ const (
 // that memory the runtime does not manage (the binary, thread stacks) fits under the limit.
 func GoMemoryLimit(memoryLimit int64) int64 { return memoryLimit / 10 * 9 }
 
-// Budget is the memory the reviews in flight may take, shared by the webhooks of one process.
-// Each request takes its share, reviewCost of its body's size, before it reads its body, and
-// gives it back once answered; a request that does not fit waits for room until its deadline.
+// Budget is the memory the reviews in flight may take, shared by the webhooks of one process, in
+// two parts taken in turn, so that a slow sender holds no more than its body:
+//
+//   - bodies: a request takes the size of its body (Content-Length, or the largest allowed when
+//     unknown) before it reads it, and keeps it until answered;
+//   - decisions: once its body is complete, it takes what deciding it needs besides the body
+//     (reviewCost less the body), for the short time it is decided.
+//
+// A request that does not fit waits for room, in arrival order, until a little before its
+// deadline. The parts are always taken in this order, so no two requests wait on each other.
 type Budget struct {
-	sem  *semaphore.Weighted
-	size int64
+	bodies, decisions *semaphore.Weighted
+	size              int64
+	bodiesSize        int64
 }
 
-// NewBudget returns the budget of a process whose container may use memoryLimit bytes. The
-// budget must hold at least one review of the largest size, or no such review could be
-// answered.
+// NewBudget returns the budget of a process whose container may use memoryLimit bytes: its Go soft
+// limit less memoryReserve, a quarter of it for bodies. The budget must hold one review of the
+// largest size, or no such review could be answered.
 func NewBudget(memoryLimit int64) (*Budget, error) {
 	size := GoMemoryLimit(memoryLimit) - memoryReserve
-	if need := reviewCost(maxReviewBytes); size < need {
-		return nil, fmt.Errorf("memory limit %d bytes leaves %d bytes for reviews, less than the %d bytes one review of %d bytes needs: the limit must be at least %d bytes",
-			memoryLimit, max(size, 0), need, maxReviewBytes, minMemoryLimit())
+	bodies := size / 4
+	if bodies < maxReviewBytes || size-bodies < decisionCost(maxReviewBytes) {
+		return nil, fmt.Errorf("memory limit %d bytes leaves %d bytes for reviews, less than one review of %d bytes needs: the limit must be at least %d bytes",
+			memoryLimit, max(size, 0), maxReviewBytes, minMemoryLimit())
 	}
-	return &Budget{sem: semaphore.NewWeighted(size), size: size}, nil
+	return &Budget{
+		bodies:     semaphore.NewWeighted(bodies),
+		decisions:  semaphore.NewWeighted(size - bodies),
+		size:       size,
+		bodiesSize: bodies,
+	}, nil
 }
 
 // minMemoryLimit is the smallest memory limit NewBudget accepts.
 func minMemoryLimit() int64 {
-	return ((reviewCost(maxReviewBytes)+memoryReserve)/9 + 1) * 10
+	size := max(4*int64(maxReviewBytes), decisionCost(maxReviewBytes)*4/3+1)
+	return ((size+memoryReserve)/9 + 1) * 10
 }
 
 // Size is the number of bytes the budget holds.
 func (b *Budget) Size() int64 { return b.size }
 
-// reviewCost is the share of the budget a review of n bytes takes.
+// reviewCost is the memory a review of n bytes takes while it is decided, its body included.
 func reviewCost(n int64) int64 { return reviewCostFactor*n + reviewCostFixed }
 
-// acquireBy takes n bytes of the budget, waiting for room until a little before deadline (a
-// tenth of the time left, at most a second), so that a refusal still reaches the caller in time.
-func (b *Budget) acquireBy(ctx context.Context, n int64, deadline time.Time) error {
-	if b == nil || b.sem.TryAcquire(n) {
+// decisionCost is reviewCost less the body, which the bodies part holds.
+func decisionCost(n int64) int64 { return reviewCost(n) - n }
+
+// acquireBy takes n bytes of part sem, waiting for room until a little before deadline (a tenth
+// of the time left, at most a second), so that a refusal still reaches the caller in time.
+func acquireBy(ctx context.Context, sem *semaphore.Weighted, n int64, deadline time.Time) error {
+	if sem.TryAcquire(n) {
 		return nil
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, time.Until(deadline)/10)))
 	defer cancel()
-	return b.sem.Acquire(ctx, n)
+	return sem.Acquire(ctx, n)
 }
 
-func (b *Budget) acquire(ctx context.Context, n int64) error {
+// acquireBody and acquireDecision take their parts; a nil budget bounds nothing.
+func (b *Budget) acquireBody(ctx context.Context, n int64, deadline time.Time) error {
 	if b == nil {
 		return nil
 	}
-	return b.sem.Acquire(ctx, n)
+	return acquireBy(ctx, b.bodies, n, deadline)
 }
 
-func (b *Budget) release(n int64) {
+func (b *Budget) acquireDecision(ctx context.Context, n int64, deadline time.Time) error {
+	if b == nil {
+		return nil
+	}
+	return acquireBy(ctx, b.decisions, n, deadline)
+}
+
+func (b *Budget) releaseBody(n int64) {
 	if b != nil && n > 0 {
-		b.sem.Release(n)
+		b.bodies.Release(n)
+	}
+}
+
+func (b *Budget) releaseDecision(n int64) {
+	if b != nil && n > 0 {
+		b.decisions.Release(n)
 	}
 }

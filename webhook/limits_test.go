@@ -253,7 +253,7 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 		return resp, out
 	}
 
-	if err := b.acquire(context.Background(), b.Size()); err != nil { // the budget is taken
+	if err := b.bodies.Acquire(context.Background(), b.bodiesSize); err != nil { // the budget is taken
 		t.Fatal(err)
 	}
 	resp, out := post()
@@ -277,11 +277,11 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	done := make(chan *http.Response)
 	go func() { r, _ := post(); done <- r }()
 	time.Sleep(100 * time.Millisecond) // the request now waits for room
-	b.release(b.Size())
+	b.bodies.Release(b.bodiesSize)
 	if r := <-done; r.StatusCode != http.StatusOK {
 		t.Errorf("answer %s once room was made, want 200", r.Status)
 	}
-	if !b.sem.TryAcquire(b.Size()) {
+	if !b.bodies.TryAcquire(b.bodiesSize) || !b.decisions.TryAcquire(b.size-b.bodiesSize) {
 		t.Errorf("the requests did not give their share back")
 	}
 }
@@ -367,4 +367,47 @@ func FuzzValuesAt(f *testing.F) {
 			t.Fatalf("the value at %s differs from itself", path)
 		}
 	})
+}
+
+// TestSlowSenderHoldsOnlyItsBody: a sender that stalls holds the budget for its body, not the
+// memory of deciding it, so that a large review behind it is still decided. (Two decision shares
+// of a 6 MiB review do not fit the default budget at once.)
+func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
+	b, err := NewBudget(DefaultMemoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if 2*reviewCost(6<<20) <= b.Size() {
+		t.Fatalf("the budget holds two 6 MiB reviews: the test shows nothing")
+	}
+	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
+	defer srv.Close()
+	large := bytes.Repeat([]byte(" "), 6<<20)
+	copy(large, reviewBody(t, request(admissionv1.Create, benchTimeout, nil)))
+
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() { _, _ = pw.Write(large[:1<<20]) }() // and then nothing
+	stalled, _ := http.NewRequest(http.MethodPost, srv.URL+"/validate?timeout=10s", pr)
+	stalled.Header.Set("Content-Type", "application/json")
+	stalled.ContentLength = int64(len(large))
+	go func() {
+		if resp, err := http.DefaultClient.Do(stalled); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // the stalled request has taken its share
+
+	resp, err := http.Post(srv.URL+"/validate?timeout=5s", "application/json", bytes.NewReader(large))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
+		t.Fatalf("answer %s is no review: %v", resp.Status, err)
+	}
+	if !review.Response.Allowed {
+		t.Errorf("the review behind a stalled sender was not decided: %+v", review.Response.Result)
+	}
 }

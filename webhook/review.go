@@ -117,20 +117,15 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			fmt.Errorf("contentType=%s, expected application/json", boundString(ct, 64))), nil)
 		return
 	}
-	cost := reviewCost(maxReviewBytes) // a body of unknown length may be as large as allowed
+	held := int64(maxReviewBytes) // a body of unknown length may be as large as allowed
 	if n >= 0 {
-		cost = reviewCost(n)
+		held = n
 	}
-	if err := r.budget.acquireBy(ctx, cost, deadline); err != nil {
-		logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
-		_ = rc.EnableFullDuplex()
-		writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
-			"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
-		drain(rc, req.Body, deadline)
+	if err := r.budget.acquireBody(ctx, held, deadline); err != nil {
+		r.busy(ctx, w, rc, req, n, deadline)
 		return
 	}
-	held := cost
-	defer func() { r.budget.release(held) }()
+	defer func() { r.budget.releaseBody(held) }()
 
 	b := bodies.Get().(*body)
 	defer func() { b.release() }()
@@ -147,10 +142,19 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeReview(w, admission.Errored(code, err), nil)
 		return
 	}
-	if n < 0 { // now the size is known: give back what the body did not need
-		r.budget.release(held - reviewCost(int64(len(raw))))
-		held = reviewCost(int64(len(raw)))
+	if size := int64(len(raw)); size < held { // now the size is known: give back the rest
+		r.budget.releaseBody(held - size)
+		held = size
 	}
+	// Only a complete body takes the memory of its decision, for the short time it is decided:
+	// a slow sender holds no more than the size of its body.
+	cost := decisionCost(int64(len(raw)))
+	if err := r.budget.acquireDecision(ctx, cost, deadline); err != nil {
+		r.busy(ctx, w, rc, req, int64(len(raw)), deadline)
+		return
+	}
+	defer r.budget.releaseDecision(cost)
+
 	if err := checkReviewType(raw); err != nil {
 		count(kindOfBrokenRequests, "", decisionError, "")
 		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
@@ -175,6 +179,15 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	resp := r.wh.Handle(ctx, areq)
 	writeReview(w, resp, gvk)
+}
+
+// busy answers a request the budget had no room for before its deadline.
+func (r *reviewHandler) busy(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, req *http.Request, n int64, deadline time.Time) {
+	logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
+	_ = rc.EnableFullDuplex()
+	writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
+		"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
+	drain(rc, req.Body, deadline)
 }
 
 // drain reads and drops what is left of a body that was answered before it was read (the
