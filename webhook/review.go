@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -196,7 +197,7 @@ func (r *reviewHandler) busy(ctx context.Context, w http.ResponseWriter, rc *htt
 // It holds no more than a small buffer.
 func drain(rc *http.ResponseController, body io.Reader, deadline time.Time) {
 	_ = rc.Flush()
-	_ = rc.SetReadDeadline(deadline.Add(time.Second))
+	_ = rc.SetReadDeadline(deadline.Add(500 * time.Millisecond))
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxReviewBytes))
 }
 
@@ -279,8 +280,12 @@ func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.Gro
 		writeStatus(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
 		return
 	}
+	out = append(out, '\n')
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(out, '\n'))
+	// Complete with its length: nothing is left to write once the handler returns, when a write
+	// timing out could cut a TLS record in two.
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	_, _ = w.Write(out)
 }
 
 // shrink cuts a response whose causes and warnings, escaped in JSON, came out larger than
@@ -318,6 +323,7 @@ func writeStatus(w http.ResponseWriter, code int, msg string) {
 	st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
 	out, _ := json.Marshal(st)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(code)
 	_, _ = w.Write(out)
 }
