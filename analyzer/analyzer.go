@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -32,138 +33,156 @@ that may reach the use), and helper functions in any package. Sinks are followed
 through parameters and struct fields that only copy a name, across packages, so a ':' is
 reported where it enters a builder API, not three packages later.`
 
-// Analyzer reports bad Envoy resource names. Its flags:
+// Options configure one krilint analyzer. The zero value is the default configuration.
+type Options struct {
+	// Strict also reports legacy names: neither a KRI, nor internal ("_…"), nor under an accepted
+	// prefix.
+	Strict bool
+	// Prefixes are the accepted name prefixes. Nil means naming.DefaultEnvoyPrefixes ("self_",
+	// "system_"); an empty, non-nil slice accepts none.
+	Prefixes []string
+	// Sinks are extra sink arguments, each "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex"
+	// (0-based, the receiver not counted), as ParseSink reads them.
+	Sinks []string
+	// Types are extra KRI resource types, registered in a copy of naming.Default.
+	Types []naming.ResourceType
+}
+
+// config is Options parsed and checked.
+type config struct {
+	opts  naming.EnvoyNameOptions
+	sinks configuredSinks
+}
+
+// Validate reports what New would refuse: a malformed sink, a prefix that is empty or holds ':'
+// or ',', a type the registry does not take.
+func (o Options) Validate() error {
+	_, err := o.parse()
+	return err
+}
+
+func (o Options) parse() (*config, error) {
+	c := &config{opts: naming.EnvoyNameOptions{Strict: o.Strict, Prefixes: o.Prefixes}, sinks: configuredSinks{}}
+	if c.opts.Prefixes == nil {
+		c.opts.Prefixes = naming.DefaultEnvoyPrefixes()
+	}
+	for i, p := range c.opts.Prefixes {
+		switch {
+		case strings.TrimSpace(p) == "":
+			return nil, fmt.Errorf("prefixes[%d]: must not be empty", i)
+		case strings.ContainsAny(p, ", \t"):
+			return nil, fmt.Errorf("prefixes[%d]: %q: must not contain ',' or spaces", i, p)
+		case strings.Contains(p, ":"):
+			return nil, fmt.Errorf("prefixes[%d]: %q: must not contain ':', which no Envoy name may hold", i, p)
+		}
+	}
+	for i, s := range o.Sinks {
+		sk, err := ParseSink(s)
+		if err != nil {
+			return nil, fmt.Errorf("sinks[%d]: %w", i, err)
+		}
+		c.sinks[sk.Func] = append(c.sinks[sk.Func], sk.Arg)
+	}
+	if len(o.Types) > 0 {
+		r := naming.Default.Clone()
+		if err := r.Register(o.Types...); err != nil {
+			return nil, fmt.Errorf("types: %w", err)
+		}
+		c.opts.Registry = r
+	}
+	return c, nil
+}
+
+// New returns a krilint analyzer with its own configuration: the golangci-lint plugin and the
+// tests build theirs with it, and several may run side by side. Invalid options make every run
+// of the analyzer fail with the error Validate reports.
+func New(o Options) *analysis.Analyzer {
+	cfg, err := o.parse()
+	return newAnalyzer(func() (*config, error) { return cfg, err })
+}
+
+func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name: "krilint",
+		Doc:  doc,
+		URL:  "https://github.com/kriguard/kriguard/tree/main/analyzer",
+		Run: func(pass *analysis.Pass) (any, error) {
+			cfg, err := conf()
+			if err != nil {
+				return nil, err
+			}
+			return run(pass, cfg)
+		},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact)},
+	}
+}
+
+// Analyzer is krilint configured by its command-line flags, for cmd/krilint and go vet:
 //
 //	-strict          also report legacy names (neither KRI, internal, nor accepted prefix)
 //	-prefixes=LIST   accepted name prefixes, comma-separated (default "self_,system_")
 //	-sinks=LIST      extra sink arguments, "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex"
 //	-types=LIST      extra KRI resource types, "Kind:short:Scope" (Scope Mesh or Global)
-var Analyzer = &analysis.Analyzer{
-	Name:      "krilint",
-	Doc:       doc,
-	URL:       "https://github.com/kriguard/kriguard/tree/main/analyzer",
-	Run:       run,
-	FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(pkgFact)},
+//
+// Its configuration lives in the analyzer's own flag set; code that wants another configuration
+// calls New.
+var Analyzer = newFlagAnalyzer()
+
+// flagValues hold the text of the flags of one analyzer.
+type flagValues struct {
+	strict                 bool
+	prefixes, sinks, types string
+
+	mu  sync.Mutex
+	key string
+	cfg *config
+	err error
 }
 
-var (
-	flagStrict   bool
-	flagPrefixes = strings.Join(naming.DefaultEnvoyPrefixes(), ",")
-	flagSinks    string
-	flagTypes    string
-)
-
-func init() {
-	Analyzer.Flags.BoolVar(&flagStrict, "strict", false, "also report legacy names (neither a KRI, internal, nor under an accepted prefix)")
-	Analyzer.Flags.StringVar(&flagPrefixes, "prefixes", flagPrefixes, "comma-separated accepted name prefixes")
-	Analyzer.Flags.StringVar(&flagSinks, "sinks", "", "comma-separated extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex (0-based, receiver not counted)")
-	Analyzer.Flags.StringVar(&flagTypes, "types", "", "comma-separated extra KRI resource types, Kind:short:Scope (Scope is Mesh or Global), as in the webhook configuration")
-}
-
-// config is the parsed form of the flags, cached by their text.
-type config struct {
-	key   string
-	opts  naming.EnvoyNameOptions
-	sinks configuredSinks
-	err   error
-}
-
-var (
-	configMu sync.Mutex
-	cached   *config
-)
-
-func currentConfig() *config {
-	key := strconv.FormatBool(flagStrict) + "\x00" + flagPrefixes + "\x00" + flagSinks + "\x00" + flagTypes
-	configMu.Lock()
-	defer configMu.Unlock()
-	if cached != nil && cached.key == key {
-		return cached
+// options parses the flags, once per distinct value.
+func (f *flagValues) config() (*config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := strconv.FormatBool(f.strict) + "\x00" + f.prefixes + "\x00" + f.sinks + "\x00" + f.types
+	if f.cfg != nil || f.err != nil {
+		if f.key == key {
+			return f.cfg, f.err
+		}
 	}
-	c := &config{key: key, opts: naming.EnvoyNameOptions{Strict: flagStrict, Prefixes: []string{}}}
-	for _, p := range strings.Split(flagPrefixes, ",") {
+	f.key = key
+	f.cfg, f.err = f.parse()
+	return f.cfg, f.err
+}
+
+func (f *flagValues) parse() (*config, error) {
+	o := Options{Strict: f.strict, Prefixes: []string{}}
+	for _, p := range strings.Split(f.prefixes, ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			c.opts.Prefixes = append(c.opts.Prefixes, p)
+			o.Prefixes = append(o.Prefixes, p)
 		}
 	}
-	c.sinks, c.err = parseSinks(flagSinks)
-	if c.err != nil {
-		c.err = fmt.Errorf("parsing -sinks: %w", c.err)
+	var err error
+	if o.Sinks, err = SplitList(f.sinks); err != nil {
+		return nil, fmt.Errorf("parsing -sinks: %w", err)
 	}
-	if c.err == nil && flagTypes != "" {
-		c.opts.Registry, c.err = parseTypes(flagTypes)
-		if c.err != nil {
-			c.err = fmt.Errorf("parsing -types: %w", c.err)
-		}
+	if o.Types, err = ParseTypes(f.types); err != nil {
+		return nil, fmt.Errorf("parsing -types: %w", err)
 	}
-	cached = c
-	return c
+	c, err := o.parse()
+	if err != nil {
+		return nil, fmt.Errorf("krilint flags: %w", err)
+	}
+	return c, nil
 }
 
-type state struct {
-	pass      *analysis.Pass
-	cfg       *config
-	constLits map[*types.Const]*ast.BasicLit // made on first use
-	decls     map[*types.Func]*ast.FuncDecl  // made on first use
-	funcs     map[*types.Func]*fnInfo
-	getters   map[*types.Func]*types.Var
-	pkgVars   map[*types.Var]ast.Expr // made on first use; nil value: unknown
-	pkgInit   *fnInfo
-
-	fieldSinks map[*types.Var]Sink
-	paramSinks map[*types.Func]map[int]Sink
-	impParams  map[*types.Func]*sinkParamsFact
-	impFields  map[*types.Var]*sinkFieldFact
-	impResults map[*types.Func][]tmpl
-	sites      []*site
-	pkgs       map[string]*types.Package // every package imported, made on first use
-	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
-}
-
-// site is a place where a string value is written somewhere that is, or may become, a sink.
-type site struct {
-	fn    *fnInfo
-	value ast.Expr
-	at    ast.Node // the call, composite literal or assignment
-
-	field  *types.Var // a field write …
-	owner  *types.Named
-	key    bool        // … of a key of the map in field …
-	callee *types.Func // … or an argument
-	param  int
-
-	done bool
-	sink Sink
-	vals []tmpl
-}
-
-func run(pass *analysis.Pass) (any, error) {
-	if len(pass.Files) == 0 || skipped(pass) {
-		return nil, nil
-	}
-	cfg := currentConfig()
-	if cfg.err != nil {
-		return nil, cfg.err
-	}
-	st := &state{
-		pass:       pass,
-		cfg:        cfg,
-		funcs:      map[*types.Func]*fnInfo{},
-		fieldSinks: map[*types.Var]Sink{},
-		paramSinks: map[*types.Func]map[int]Sink{},
-		impParams:  map[*types.Func]*sinkParamsFact{},
-		impFields:  map[*types.Var]*sinkFieldFact{},
-		impResults: map[*types.Func][]tmpl{},
-	}
-	st.pkgInit = &fnInfo{st: st}
-	if st.relevant() {
-		st.collectSites()
-		st.propagate()
-		st.exportSinks()
-		st.report()
-	}
-	st.exportResults()
-	return nil, nil
+func newFlagAnalyzer() *analysis.Analyzer {
+	f := &flagValues{prefixes: strings.Join(naming.DefaultEnvoyPrefixes(), ",")}
+	a := newAnalyzer(f.config)
+	a.Flags.BoolVar(&f.strict, "strict", false, "also report legacy names (neither a KRI, internal, nor under an accepted prefix)")
+	a.Flags.StringVar(&f.prefixes, "prefixes", f.prefixes, "comma-separated accepted name prefixes")
+	a.Flags.StringVar(&f.sinks, "sinks", "", "comma-separated extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex (0-based, receiver not counted)")
+	a.Flags.StringVar(&f.types, "types", "", "comma-separated extra KRI resource types, Kind:short:Scope (Scope is Mesh or Global), as in the webhook configuration")
+	return a
 }
 
 // skipped reports packages that can hold no finding and no fact anyone needs: the standard
@@ -198,231 +217,6 @@ func (st *state) relevant() bool {
 	return false
 }
 
-// fn returns the analysis state of one function of the package, made on first use: most
-// functions of most packages are never looked at.
-func (st *state) fn(obj *types.Func) *fnInfo {
-	if fi, ok := st.funcs[obj]; ok {
-		return fi
-	}
-	if st.decls == nil {
-		st.decls = map[*types.Func]*ast.FuncDecl{}
-		for _, file := range st.pass.Files {
-			for _, d := range file.Decls {
-				if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-					if o, ok := st.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-						st.decls[o] = fd
-					}
-				}
-			}
-		}
-	}
-	d := st.decls[obj]
-	if d == nil {
-		st.funcs[obj] = nil
-		return nil
-	}
-	fi := &fnInfo{st: st, decl: d, obj: obj, params: map[*types.Var]int{}}
-	sig := obj.Type().(*types.Signature)
-	for i := 0; i < sig.Params().Len(); i++ {
-		fi.params[sig.Params().At(i)] = i
-	}
-	st.funcs[obj] = fi
-	return fi
-}
-
-// getter returns the field a method of the package returns as is (func (b *B) Name() string {
-// return b.name }), so that reading a name through its getter is still a copy.
-func (st *state) getter(fn *types.Func) *types.Var {
-	if fn.Pkg() != st.pass.Pkg {
-		return nil
-	}
-	if fv, ok := st.getters[fn]; ok {
-		return fv
-	}
-	var out *types.Var
-	if fi := st.fn(fn); fi != nil && fi.decl.Recv != nil && len(fi.decl.Recv.List) == 1 && len(fi.decl.Body.List) == 1 {
-		recv := fn.Type().(*types.Signature).Recv()
-		if ret, ok := fi.decl.Body.List[0].(*ast.ReturnStmt); ok && len(ret.Results) == 1 {
-			if sel, ok := ast.Unparen(ret.Results[0]).(*ast.SelectorExpr); ok {
-				if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && st.pass.TypesInfo.Uses[id] == recv {
-					if s, ok := st.pass.TypesInfo.Selections[sel]; ok && s.Kind() == types.FieldVal && isString(s.Obj().Type()) {
-						out = s.Obj().(*types.Var).Origin()
-					}
-				}
-			}
-		}
-	}
-	if st.getters == nil {
-		st.getters = map[*types.Func]*types.Var{}
-	}
-	st.getters[fn] = out
-	return out
-}
-
-// packageVar is the value of a variable of the package scope that nothing but its declaration
-// writes: var adminListener = "admin:9901". Anything else is unknown.
-func (st *state) packageVar(v *types.Var) []tmpl {
-	if st.pkgVars == nil {
-		st.indexPackageVars()
-	}
-	init, ok := st.pkgVars[v]
-	if !ok || init == nil {
-		return hole()
-	}
-	ts := st.pkgInit.eval(init)
-	out := make([]tmpl, len(ts))
-	for i, t := range ts {
-		if hasColonLit(t) {
-			t.origin = "variable " + v.Name() + " (" + t.origin + ")"
-		}
-		out[i] = t
-	}
-	return out
-}
-
-// indexPackageVars finds the package variables with a single initialiser and no other write in
-// the package (an assignment, ++, or taking the address); exported ones may also be written by
-// importers, so they are left out.
-func (st *state) indexPackageVars() {
-	st.pkgVars = map[*types.Var]ast.Expr{}
-	info := st.pass.TypesInfo
-	for _, file := range st.pass.Files {
-		for _, d := range file.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range g.Specs {
-				vs := spec.(*ast.ValueSpec)
-				for i, name := range vs.Names {
-					v, ok := info.Defs[name].(*types.Var)
-					if !ok || v.Exported() || !isString(v.Type()) {
-						continue
-					}
-					if len(vs.Values) == len(vs.Names) {
-						st.pkgVars[v] = vs.Values[i]
-					} else {
-						st.pkgVars[v] = nil
-					}
-				}
-			}
-		}
-	}
-	if len(st.pkgVars) == 0 {
-		return
-	}
-	written := func(e ast.Expr) {
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-			if v, ok := info.Uses[id].(*types.Var); ok {
-				if _, ok := st.pkgVars[v]; ok {
-					st.pkgVars[v] = nil
-				}
-			}
-		}
-	}
-	for _, file := range st.pass.Files {
-		ast.Inspect(file, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				for _, l := range n.Lhs {
-					written(l)
-				}
-			case *ast.IncDecStmt:
-				written(n.X)
-			case *ast.UnaryExpr:
-				if n.Op == token.AND {
-					written(n.X)
-				}
-			case *ast.RangeStmt:
-				written(n.Key)
-				if n.Value != nil {
-					written(n.Value)
-				}
-			}
-			return true
-		})
-	}
-}
-
-// funcDecls calls f for every function of the package with a body, in source order.
-func (st *state) funcDecls(f func(*ast.FuncDecl, *types.Func)) {
-	for _, file := range st.pass.Files {
-		for _, d := range file.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				if obj, ok := st.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					f(fd, obj)
-				}
-			}
-		}
-	}
-}
-
-// constLit returns the string literal a constant of the package is declared with, if any, so
-// that a fix can edit the declaration.
-func (st *state) constLit(c *types.Const) *ast.BasicLit {
-	if c == nil || c.Pkg() != st.pass.Pkg {
-		return nil
-	}
-	if st.constLits == nil {
-		st.constLits = map[*types.Const]*ast.BasicLit{}
-		for _, file := range st.pass.Files {
-			for _, d := range file.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, name := range vs.Names {
-						if i >= len(vs.Values) {
-							break
-						}
-						if lit, ok := ast.Unparen(vs.Values[i]).(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							if c, ok := st.pass.TypesInfo.Defs[name].(*types.Const); ok {
-								st.constLits[c] = lit
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return st.constLits[c]
-}
-
-// resultOf returns what fn's string result may be, and whether fn is in this package (its
-// literals can then be fixed).
-func (st *state) resultOf(fn *types.Func) ([]tmpl, bool) {
-	if fn.Pkg() == st.pass.Pkg {
-		fi := st.fn(fn)
-		if fi == nil {
-			return nil, false
-		}
-		ts := fi.resultTemplates()
-		for _, t := range ts {
-			if len(t.parts) != 1 || t.parts[0].Kind != PartHole {
-				return ts, true
-			}
-		}
-		return nil, true
-	}
-	if fn.Pkg() == nil {
-		return nil, false
-	}
-	if ts, ok := st.impResults[fn]; ok {
-		return ts, false
-	}
-	var f resultFact
-	var ts []tmpl
-	if st.pass.ImportObjectFact(fn, &f) {
-		for _, s := range f.Shapes {
-			ts = append(ts, fromShape(s))
-		}
-	}
-	st.impResults[fn] = ts
-	return ts, false
-}
-
 // isErrorMethod reports whether fn is the Error method of an error type: its result is a message,
 // never a name, and generated validation code has thousands of them.
 func isErrorMethod(fn *types.Func) bool {
@@ -434,28 +228,214 @@ func isErrorMethod(fn *types.Func) bool {
 	return types.Implements(sig.Recv().Type(), errType)
 }
 
-// exportResults exports the result shapes of the package's exported functions.
-func (st *state) exportResults() {
-	st.funcDecls(func(d *ast.FuncDecl, obj *types.Func) {
-		if !d.Name.IsExported() || d.Type.Results == nil || stringResult(obj) < 0 || isErrorMethod(obj) {
-			return
-		}
-		fi := st.fn(obj)
-		ts := fi.resultTemplates()
-		keep := false
-		for _, t := range ts {
-			if interesting(t) {
-				keep = true
-				break
+
+type state struct {
+	pass *analysis.Pass
+	cfg  *config
+	pkg  *ssa.Package
+	prog *ssa.Program
+	// funcs are the package's functions with a body: its source functions, the closures in them,
+	// and the package initialiser.
+	funcs []*ssa.Function
+
+	memo    map[memoKey][]tmpl
+	fmemo   map[memoKey][]target
+	busy    map[memoKey]bool
+	depth   int
+	res     map[resultKey][]tmpl
+	resBusy map[resultKey]bool
+	cands   map[candKey][]tmpl
+	impls   map[string][]target
+	methods map[string][]*types.Func // made on first use
+	makers  map[*ssa.Function][]*ssa.MakeClosure
+	syn     *syntaxIndex
+	callPos token.Pos // the call evalCall is reading
+
+	fieldStores  map[*types.Var][]valueAt // made on first use, with globalStores and escaped
+	globalStores map[*ssa.Global][]valueAt
+	escaped      map[*ssa.Global]bool
+
+	fieldSinks map[*types.Var]Sink
+	paramSinks map[*ssa.Function]map[int]Sink
+	impParams  map[*types.Func]*sinkParamsFact
+	impFields  map[*types.Var]*sinkFieldFact
+	impResults map[*types.Func][]tmpl
+	sites      []*site
+	pkgs       map[string]*types.Package // every package imported, made on first use
+	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
+}
+
+func run(pass *analysis.Pass, cfg *config) (any, error) {
+	if len(pass.Files) == 0 || skipped(pass) {
+		return nil, nil
+	}
+	st := &state{
+		pass:       pass,
+		cfg:        cfg,
+		memo:       map[memoKey][]tmpl{},
+		fmemo:      map[memoKey][]target{},
+		busy:       map[memoKey]bool{},
+		res:        map[resultKey][]tmpl{},
+		resBusy:    map[resultKey]bool{},
+		cands:      map[candKey][]tmpl{},
+		impls:      map[string][]target{},
+		fieldSinks: map[*types.Var]Sink{},
+		paramSinks: map[*ssa.Function]map[int]Sink{},
+		impParams:  map[*types.Func]*sinkParamsFact{},
+		impFields:  map[*types.Var]*sinkFieldFact{},
+		impResults: map[*types.Func][]tmpl{},
+	}
+	relevant := st.relevant()
+	if !relevant && !st.summarizable() {
+		return nil, nil
+	}
+	res, err := buildSSA(pass)
+	if err != nil {
+		return nil, err
+	}
+	st.pkg, st.prog = res.Pkg, res.Pkg.Prog
+	st.funcs = res.SrcFuncs
+	if init := res.Pkg.Func("init"); init != nil {
+		var add func(f *ssa.Function)
+		add = func(f *ssa.Function) {
+			st.funcs = append(st.funcs, f)
+			for _, a := range f.AnonFuncs {
+				add(a)
 			}
 		}
-		if !keep {
-			return
+		add(init)
+	}
+	if relevant {
+		st.collectSites()
+		st.propagate()
+		st.exportSinks()
+		st.report()
+	}
+	st.exportResults()
+	return nil, nil
+}
+
+// summarizable reports whether a package that cannot write to a sink is still worth its SSA form:
+// it is not a dependency fetched at a version (a module of its own) and declares an exported
+// function with a string or function result, whose shape may be a fact its importers need.
+func (st *state) summarizable() bool {
+	if m := st.pass.Module; m != nil && m.Version != "" {
+		return false
+	}
+	for _, file := range st.pass.Files {
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || !fd.Name.IsExported() || fd.Type.Results == nil {
+				continue
+			}
+			fn, ok := st.pass.TypesInfo.Defs[fd.Name].(*types.Func)
+			if !ok {
+				continue
+			}
+			sig := fn.Type().(*types.Signature)
+			if stringResult(sig) >= 0 && !isErrorMethod(fn) || funcResult(sig) >= 0 {
+				return true
+			}
 		}
-		f := &resultFact{}
-		for _, t := range ts {
-			f.Shapes = append(f.Shapes, toShape(t))
+	}
+	return false
+}
+
+// exportResults exports the result shapes of the package's exported functions, and of the
+// functions they return.
+func (st *state) exportResults() {
+	for _, f := range st.funcs {
+		fn, ok := f.Object().(*types.Func)
+		if !ok || f.Synthetic != "" || f.Parent() != nil || !fn.Exported() || isErrorMethod(fn) {
+			continue
 		}
-		st.pass.ExportObjectFact(obj, f)
-	})
+		off := recvOffset(fn)
+		if i := stringResult(f.Signature); i >= 0 {
+			if shapes := st.shapes(st.results(f, i), func(p part) (Part, bool) {
+				if p.fn == f && (p.Kind == PartParam || p.Kind == PartJoin) && p.Param >= off {
+					return Part{Kind: p.Kind, Param: p.Param - off, Sep: p.Sep}, true
+				}
+				return Part{}, false
+			}); shapes != nil {
+				st.pass.ExportObjectFact(fn, &resultFact{Shapes: shapes})
+			}
+		}
+		if i := funcResult(f.Signature); i >= 0 {
+			var ts []tmpl
+			for _, t := range st.funcResults(f, i) {
+				if t.fn == nil {
+					continue
+				}
+				if j := stringResult(t.fn.Signature); j >= 0 {
+					c := t
+					ts = append(ts, st.subst(st.results(t.fn, j), func(p part) ([]tmpl, bool) {
+						if p.fn == c.fn && p.Kind == partFree {
+							if p.Param < len(c.binds) && c.binds[p.Param] != nil {
+								return c.binds[p.Param], true
+							}
+							return hole(), true
+						}
+						return nil, false
+					})...)
+				}
+			}
+			closureFns := map[*ssa.Function]bool{}
+			for _, t := range st.funcResults(f, i) {
+				closureFns[t.fn] = true
+			}
+			if shapes := st.shapes(ts, func(p part) (Part, bool) {
+				switch {
+				case p.Kind == PartParam && p.fn == f && p.Param >= off:
+					return Part{Kind: PartOuter, Param: p.Param - off}, true
+				case p.Kind == PartParam && closureFns[p.fn]:
+					return Part{Kind: PartParam, Param: p.Param}, true
+				}
+				return Part{}, false
+			}); shapes != nil {
+				st.pass.ExportObjectFact(fn, &closureFact{Shapes: shapes})
+			}
+		}
+	}
+}
+
+// shapes turns templates into fact shapes, keeping the parameter parts conv accepts; nil when
+// none is interesting.
+func (st *state) shapes(ts []tmpl, conv func(part) (Part, bool)) []Shape {
+	keep := false
+	out := make([]Shape, 0, len(ts))
+	for _, t := range ts {
+		var s Shape
+		for _, p := range t.parts {
+			switch p.Kind {
+			case PartLit, PartHole:
+				s.Parts = append(s.Parts, p.Part)
+			default:
+				if q, ok := conv(p); ok {
+					s.Parts = append(s.Parts, q)
+				} else {
+					s.Parts = append(s.Parts, Part{Kind: PartHole})
+				}
+			}
+		}
+		s.Parts = mergeHoles(s.Parts)
+		if interesting(fromShape(s)) {
+			keep = true
+		}
+		out = append(out, s)
+	}
+	if !keep {
+		return nil
+	}
+	return out
+}
+
+func mergeHoles(ps []Part) []Part {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Kind == PartHole && len(out) > 0 && out[len(out)-1].Kind == PartHole {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -5,55 +5,69 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/kriguard/kriguard/analyzer"
+	"github.com/kriguard/kriguard/naming"
 )
 
+// defaults is krilint with the default options, built for the tests: no test shares or changes the
+// configuration of another.
+func defaults() *analysis.Analyzer { return analyzer.New(analyzer.Options{}) }
+
 func TestControlPlane(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/names", "cp/builders", "cp/traps")
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/names", "cp/builders", "cp/traps")
 	// The fixes land in the generator's own literals, never in the names or builders packages.
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), analyzer.Analyzer, "cp/generator")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), defaults(), "cp/generator")
 }
 
 func TestDirectWritesAndFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), analyzer.Analyzer, "cp/direct")
+	t.Parallel()
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), defaults(), "cp/direct")
 }
 
 func TestMayAnalysis(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/flow")
-}
-
-// setFlags sets analyzer flags for one test and restores them after.
-func setFlags(t *testing.T, kv ...string) {
-	t.Helper()
-	for i := 0; i < len(kv); i += 2 {
-		f := analyzer.Analyzer.Flags.Lookup(kv[i])
-		if f == nil {
-			t.Fatalf("no flag %q", kv[i])
-		}
-		old := f.Value.String()
-		if err := f.Value.Set(kv[i+1]); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = f.Value.Set(old) })
-	}
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/flow")
 }
 
 func TestStrict(t *testing.T) {
-	setFlags(t, "strict", "true", "prefixes", "self_,system_,mine_", "types", "MeshWidget:mw:Mesh")
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/strict")
+	t.Parallel()
+	a := analyzer.New(analyzer.Options{
+		Strict:   true,
+		Prefixes: []string{"self_", "system_", "mine_"},
+		Types:    []naming.ResourceType{{Kind: "MeshWidget", ShortName: "mw", Scope: naming.ScopeMesh}},
+	})
+	analysistest.Run(t, analysistest.TestData(), a, "cp/strict")
+}
+
+// TestFlags configures the command-line analyzer's twin through its flags, as go vet does.
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	a := analyzer.New(analyzer.Options{})
+	if a.Flags.Lookup("strict") != nil {
+		t.Fatal("an analyzer made by New has flags: its options are its configuration")
+	}
+	for _, name := range []string{"strict", "prefixes", "sinks", "types"} {
+		if analyzer.Analyzer.Flags.Lookup(name) == nil {
+			t.Errorf("analyzer.Analyzer has no -%s flag", name)
+		}
+	}
 }
 
 func TestConfiguredSinks(t *testing.T) {
-	setFlags(t, "sinks", "cp/configured.Register:1, cp/configured.Registry.Add:0")
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/configured")
+	t.Parallel()
+	a := analyzer.New(analyzer.Options{Sinks: []string{"cp/configured.Register:1", "cp/configured.Registry.Add:0"}})
+	analysistest.Run(t, analysistest.TestData(), a, "cp/configured")
 }
 
 // TestRelatedPath checks that a finding lists the path from where the value enters to the Envoy
 // field: the definition of the local, the builder call, and each write on the way.
 func TestRelatedPath(t *testing.T) {
-	results := analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/generator")
+	t.Parallel()
+	results := analysistest.Run(t, analysistest.TestData(), defaults(), "cp/generator")
 	want := []string{
 		"value assigned here",
 		"passed to builders.NewListenerBuilder parameter name",
@@ -62,7 +76,7 @@ func TestRelatedPath(t *testing.T) {
 	}
 	for _, r := range results {
 		for _, d := range r.Diagnostics {
-			if !strings.Contains(d.Message, "variable name (result of names.Inbound)) through builders.NewListenerBuilder") {
+			if !strings.Contains(d.Message, "(result of names.Inbound) through builders.NewListenerBuilder") {
 				continue
 			}
 			var got []string
@@ -82,17 +96,20 @@ func TestRelatedPath(t *testing.T) {
 }
 
 func TestOddCode(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/odd")
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/odd")
 }
 
 // TestKumaStyle follows names through configurers reached by interfaces and options built from
 // closures, the way Kuma's xDS generators are written.
 func TestKumaStyle(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/kuma/v3", "cp/kuma/listeners", "cp/kuma/gen")
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/kuma/v3", "cp/kuma/listeners", "cp/kuma/gen")
 }
 
 // TestForeignFields: a configuration type of one package becomes a sink in a second, and the
 // writes to it are checked in a third.
 func TestForeignFields(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "cp/cfg", "cp/cbuild", "cp/cgen")
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/cfg", "cp/cbuild", "cp/cgen")
 }

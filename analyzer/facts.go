@@ -13,6 +13,9 @@ import (
 type Sink struct {
 	// Field is the Envoy field, "listenerv3.Listener.Name", or a configured sink function.
 	Field string
+	// Ref is what Field names when it references a resource defined elsewhere ("cluster",
+	// "secret", "route configuration"); empty for the name of the resource itself.
+	Ref string
 	// Steps is the path from this sink to Field.
 	Steps []Step
 
@@ -33,6 +36,7 @@ type Step struct {
 func (s Sink) prepend(step Step, pos token.Pos) Sink {
 	out := Sink{
 		Field: s.Field,
+		Ref:   s.Ref,
 		Steps: append([]Step{step}, s.Steps...),
 		pos:   make([]token.Pos, 0, len(s.Steps)+1),
 	}
@@ -115,8 +119,12 @@ const (
 	PartParam
 	// PartJoin is the elements of variadic parameter Param joined with Sep.
 	PartJoin
-	// partField is the value of a struct field; it only lives inside one function.
+	// PartOuter is the value of parameter Param of the function that made a closure (closureFact).
+	PartOuter
+	// partField is the value of a struct field; it only lives inside one package.
 	partField
+	// partFree is the value of a free variable of a closure; it only lives inside one package.
+	partFree
 )
 
 // Part is one piece of a Shape.
@@ -138,11 +146,32 @@ func (s Shape) String() string {
 			b.WriteString("{" + strconv.Itoa(p.Param) + "}")
 		case PartJoin:
 			b.WriteString("{" + strconv.Itoa(p.Param) + "..." + p.Sep + "}")
+		case PartOuter:
+			b.WriteString("{outer " + strconv.Itoa(p.Param) + "}")
 		default:
 			b.WriteString("*")
 		}
 	}
 	b.WriteByte('"')
+	return b.String()
+}
+
+// closureFact records the shapes of the string result of the functions a function returns (a
+// helper returning func(def string) string): PartParam parts are the closure's parameters,
+// PartOuter parts the helper's.
+type closureFact struct {
+	Shapes []Shape
+}
+
+func (*closureFact) AFact() {}
+
+func (f *closureFact) String() string {
+	var b strings.Builder
+	b.WriteString("returns func with result")
+	for _, s := range f.Shapes {
+		b.WriteString(" ")
+		b.WriteString(s.String())
+	}
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"strconv"
 	"strings"
 
@@ -11,28 +12,53 @@ import (
 	"github.com/kriguard/kriguard/naming"
 )
 
+// finding is one site whose value breaks a rule, before it becomes a diagnostic.
+type finding struct {
+	s     *site
+	t     tmpl
+	parts []naming.PatternPart
+	probs []naming.EnvoyNameProblem
+}
+
 // report checks the value of every sink site, once.
 func (st *state) report() {
+	var fs []finding
 	for _, s := range st.sites {
 		if !s.done {
 			continue
 		}
-		var best []naming.EnvoyNameProblem
-		var bestT tmpl
-		var bestParts []naming.PatternPart
+		var best finding
 		for _, t := range s.vals {
 			parts := pattern(t)
 			probs := naming.CheckEnvoyPattern(parts, st.cfg.opts)
 			if len(probs) == 0 {
 				continue
 			}
-			if best == nil || probs[0].Rule < best[0].Rule {
-				best, bestT, bestParts = probs, t, parts
+			if best.probs == nil || probs[0].Rule < best.probs[0].Rule {
+				best = finding{s: s, t: t, parts: parts, probs: probs}
 			}
 		}
-		if best != nil {
-			st.diagnose(s, bestT, bestParts, best)
+		if best.probs != nil {
+			fs = append(fs, best)
 		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	// The uses of constants that end up in names: a constant all of whose uses are in names may
+	// have its declaration fixed.
+	inNames := map[ast.Expr]bool{}
+	for _, f := range fs {
+		for _, p := range f.t.parts {
+			for _, s := range p.srcs {
+				if s.use != nil {
+					inNames[s.use] = true
+				}
+			}
+		}
+	}
+	for _, f := range fs {
+		st.diagnose(f, inNames)
 	}
 }
 
@@ -61,34 +87,42 @@ func render(parts []naming.PatternPart) string {
 	return strconv.Quote(b.String())
 }
 
-func (st *state) diagnose(s *site, t tmpl, parts []naming.PatternPart, probs []naming.EnvoyNameProblem) {
+func (st *state) diagnose(f finding, inNames map[ast.Expr]bool) {
+	s, t := f.s, f.t
 	var msg strings.Builder
 	msg.WriteString(s.sink.Field)
 	msg.WriteString(" gets ")
-	msg.WriteString(render(parts))
+	msg.WriteString(render(f.parts))
 	if t.origin != "" {
 		msg.WriteString(" (" + t.origin + ")")
 	}
 	if len(s.sink.Steps) > 0 {
-		msg.WriteString(" through " + s.targetDesc())
+		msg.WriteString(" through " + st.targetDesc(s))
 	}
 	msg.WriteString(": ")
-	for i, p := range probs {
+	for i, p := range f.probs {
 		if i > 0 {
 			msg.WriteString("; and ")
 		}
 		msg.WriteString(p.Message)
 	}
-	d := analysis.Diagnostic{Pos: s.value.Pos(), End: s.value.End(), Category: probs[0].Rule.String(), Message: msg.String()}
+	if s.sink.Ref != "" {
+		msg.WriteString(" (a reference to a " + s.sink.Ref + " named elsewhere)")
+	}
+	d := analysis.Diagnostic{Pos: s.pos(), End: s.end(), Category: f.probs[0].Rule.String(), Message: msg.String()}
+	seen := map[token.Pos]bool{}
 	for _, pos := range t.defs {
-		d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: "value assigned here"})
+		if pos.IsValid() && !seen[pos] && st.pass.Fset.Position(pos).Line != st.pass.Fset.Position(d.Pos).Line {
+			seen[pos] = true
+			d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: "value assigned here"})
+		}
 	}
 	if len(s.sink.Steps) > 0 {
 		verb := "stored in "
-		if s.callee != nil {
+		if s.calls != nil {
 			verb = "passed to "
 		}
-		d.Related = append(d.Related, analysis.RelatedInformation{Pos: s.at.Pos(), End: s.at.End(), Message: verb + s.targetDesc()})
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: s.instr.Pos(), Message: verb + st.targetDesc(s)})
 	}
 	for i, step := range s.sink.Steps {
 		pos := token.NoPos
@@ -98,22 +132,24 @@ func (st *state) diagnose(s *site, t tmpl, parts []naming.PatternPart, probs []n
 		if !pos.IsValid() {
 			pos = st.stepPos(step)
 		}
-		if !pos.IsValid() && s.callee != nil {
-			pos = s.callee.Pos()
+		if !pos.IsValid() && s.via != nil && s.via.obj != nil {
+			pos = s.via.obj.Pos()
 		}
 		if pos.IsValid() {
 			d.Related = append(d.Related, analysis.RelatedInformation{Pos: pos, Message: step.Text})
 		}
 	}
-	if fix, ok := colonFix(t, probs); ok {
+	if fix, ok := st.colonFix(t, f.probs, inNames); ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}
 	}
 	st.pass.Report(d)
 }
 
-// colonFix replaces every ':' of the value in the literals it comes from, when all of them come
-// from literals of this package.
-func colonFix(t tmpl, probs []naming.EnvoyNameProblem) (analysis.SuggestedFix, bool) {
+// colonFix replaces every ':' of the value where it is written, when that is safe: in a literal of
+// the package, or at the use of a constant. The declaration of a constant or variable is edited
+// only when every use of it is an Envoy name; otherwise, and when a ':' comes from elsewhere, there
+// is no fix.
+func (st *state) colonFix(t tmpl, probs []naming.EnvoyNameProblem, inNames map[ast.Expr]bool) (analysis.SuggestedFix, bool) {
 	var colons []naming.ColonAt
 	for _, p := range probs {
 		if p.Rule == naming.EnvoyColon {
@@ -124,8 +160,9 @@ func colonFix(t tmpl, probs []naming.EnvoyNameProblem) (analysis.SuggestedFix, b
 		return analysis.SuggestedFix{}, false
 	}
 	seen := map[token.Pos]bool{}
-	whole := map[*ast.BasicLit]bool{}
+	whole := map[ast.Node]bool{}
 	var edits []analysis.TextEdit
+	var decls []string
 	for _, c := range colons {
 		if c.Part >= len(t.parts) {
 			return analysis.SuggestedFix{}, false
@@ -141,22 +178,134 @@ func colonFix(t tmpl, probs []naming.EnvoyNameProblem) (analysis.SuggestedFix, b
 		if at == nil {
 			return analysis.SuggestedFix{}, false
 		}
-		val, err := strconv.Unquote(at.lit.Value)
+		lit := at.lit
+		if at.obj != nil {
+			if st.declEditable(at.obj, inNames) {
+				if at.use != nil {
+					lit = st.constDecl(at.obj)
+				}
+				if !whole[lit] {
+					decls = append(decls, at.obj.Name())
+				}
+			} else if at.use != nil {
+				// Replace this use of the constant by its value without ':'.
+				if !whole[at.use] {
+					whole[at.use] = true
+					cv := at.obj.(*types.Const).Val()
+					if !isPlainString(at.obj.Type()) {
+						return analysis.SuggestedFix{}, false
+					}
+					edits = append(edits, analysis.TextEdit{Pos: at.use.Pos(), End: at.use.End(), NewText: []byte(strconv.Quote(strings.ReplaceAll(constantString(cv), ":", "_")))})
+				}
+				continue
+			} else {
+				return analysis.SuggestedFix{}, false
+			}
+			if lit == nil {
+				return analysis.SuggestedFix{}, false
+			}
+			if at.use != nil {
+				// The whole declaration literal holds the constant's value.
+				if !whole[lit] {
+					whole[lit] = true
+					val, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						return analysis.SuggestedFix{}, false
+					}
+					edits = append(edits, analysis.TextEdit{Pos: lit.Pos(), End: lit.End(), NewText: []byte(strconv.Quote(strings.ReplaceAll(val, ":", "_")))})
+				}
+				continue
+			}
+		}
+		if lit == nil {
+			return analysis.SuggestedFix{}, false
+		}
+		val, err := strconv.Unquote(lit.Value)
 		if err != nil {
 			return analysis.SuggestedFix{}, false
 		}
-		if len(at.lit.Value) == len(val)+2 && at.lit.Value[1:len(at.lit.Value)-1] == val {
-			pos := at.lit.Pos() + 1 + token.Pos(at.litOff+c.Offset-at.partOff)
+		if len(lit.Value) == len(val)+2 && lit.Value[1:len(lit.Value)-1] == val {
+			pos := lit.Pos() + 1 + token.Pos(at.litOff+c.Offset-at.partOff)
 			if !seen[pos] {
 				seen[pos] = true
 				edits = append(edits, analysis.TextEdit{Pos: pos, End: pos + 1, NewText: []byte("_")})
 			}
 			continue
 		}
-		if !whole[at.lit] {
-			whole[at.lit] = true
-			edits = append(edits, analysis.TextEdit{Pos: at.lit.Pos(), End: at.lit.End(), NewText: []byte(strconv.Quote(strings.ReplaceAll(val, ":", "_")))})
+		if !whole[lit] {
+			whole[lit] = true
+			edits = append(edits, analysis.TextEdit{Pos: lit.Pos(), End: lit.End(), NewText: []byte(strconv.Quote(strings.ReplaceAll(val, ":", "_")))})
 		}
 	}
-	return analysis.SuggestedFix{Message: "Replace ':' with '_'", TextEdits: edits}, true
+	msg := "Replace ':' with '_'"
+	if len(decls) > 0 {
+		msg += " (in the declaration of " + strings.Join(decls, ", ") + ", every use of which is an Envoy name)"
+	}
+	return analysis.SuggestedFix{Message: msg, TextEdits: edits}, true
+}
+
+// declEditable reports whether the declaration of obj, a constant or package variable, may be
+// fixed: it is unexported, declared in this package with a string literal, and every use of it in
+// the package is part of an Envoy name (inNames). A variable's uses are not tracked: never.
+func (st *state) declEditable(obj types.Object, inNames map[ast.Expr]bool) bool {
+	c, ok := obj.(*types.Const)
+	if !ok || c.Pkg() != st.pass.Pkg || c.Exported() || st.constDecl(c) == nil {
+		return false
+	}
+	n := 0
+	for id, o := range st.pass.TypesInfo.Uses {
+		if o != c {
+			continue
+		}
+		n++
+		if !inNames[id] && !inNamesSel(inNames, id) {
+			return false
+		}
+	}
+	return n > 0
+}
+
+// inNamesSel: a use written pkg.Const is recorded by its selector expression.
+func inNamesSel(inNames map[ast.Expr]bool, id *ast.Ident) bool {
+	for e := range inNames {
+		if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel == id {
+			return true
+		}
+	}
+	return false
+}
+
+// constDecl returns the string literal constant c is declared with, if any.
+func (st *state) constDecl(obj types.Object) *ast.BasicLit {
+	c, ok := obj.(*types.Const)
+	if !ok || c.Pkg() != st.pass.Pkg {
+		return nil
+	}
+	for _, file := range st.pass.Files {
+		if file.Pos() > c.Pos() || c.Pos() > file.End() {
+			continue
+		}
+		for _, d := range file.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST || c.Pos() < g.Pos() || c.Pos() > g.End() {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if name.Pos() == c.Pos() && i < len(vs.Values) {
+						if lit, ok := ast.Unparen(vs.Values[i]).(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							return lit
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isPlainString(t types.Type) bool {
+	b, ok := types.Unalias(t).(*types.Basic)
+	return ok && (b.Kind() == types.String || b.Kind() == types.UntypedString)
 }

@@ -16,46 +16,49 @@ const envoyPrefix = "github.com/envoyproxy/go-control-plane/envoy/"
 // resource defined elsewhere (a reference).
 type envoySink struct {
 	pkg, typ, field string
+	ref             string // what a reference field names: "cluster", "secret", "route configuration"
 }
 
-// envoySinks lists the name fields (SPEC §4) and the reference fields (issue 7) krilint checks.
+// envoySinks lists the name fields and the reference fields krilint checks (docs/krilint.md).
 // They are matched on type information: the package path and name of the struct type and the name
 // of the field, never on how the code spells them. go-control-plane uses the open struct API, so
 // there are no generated setters to list.
 var envoySinks = []envoySink{
 	// Resource names.
-	{"config/listener/v3", "Listener", "Name"},
-	{"config/listener/v3", "Listener", "StatPrefix"},
-	{"config/listener/v3", "FilterChain", "Name"},
-	{"config/cluster/v3", "Cluster", "Name"},
-	{"config/cluster/v3", "Cluster", "AltStatName"},
-	{"config/endpoint/v3", "ClusterLoadAssignment", "ClusterName"},
-	{"config/route/v3", "RouteConfiguration", "Name"},
-	{"config/route/v3", "VirtualHost", "Name"},
-	{"config/route/v3", "Route", "Name"},
-	{"config/route/v3", "RouteAction_Cluster", "Cluster"},
-	{"extensions/transport_sockets/tls/v3", "Secret", "Name"},
-	{"extensions/filters/network/http_connection_manager/v3", "HttpConnectionManager", "StatPrefix"},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy", "StatPrefix"},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_Cluster", "Cluster"},
+	{"config/listener/v3", "Listener", "Name", ""},
+	{"config/listener/v3", "Listener", "StatPrefix", ""},
+	{"config/listener/v3", "FilterChain", "Name", ""},
+	{"config/cluster/v3", "Cluster", "Name", ""},
+	{"config/cluster/v3", "Cluster", "AltStatName", ""},
+	{"config/endpoint/v3", "ClusterLoadAssignment", "ClusterName", ""},
+	{"config/route/v3", "RouteConfiguration", "Name", ""},
+	{"config/route/v3", "VirtualHost", "Name", ""},
+	{"config/route/v3", "Route", "Name", ""},
+	{"config/route/v3", "RouteAction_Cluster", "Cluster", ""},
+	{"extensions/transport_sockets/tls/v3", "Secret", "Name", ""},
+	{"extensions/filters/network/http_connection_manager/v3", "HttpConnectionManager", "StatPrefix", ""},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy", "StatPrefix", ""},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_Cluster", "Cluster", ""},
 	// References to resources named elsewhere.
-	{"config/cluster/v3", "Cluster_EdsClusterConfig", "ServiceName"},
-	{"config/route/v3", "WeightedCluster_ClusterWeight", "Name"},
-	{"config/route/v3", "RouteAction_RequestMirrorPolicy", "Cluster"},
-	{"extensions/transport_sockets/tls/v3", "SdsSecretConfig", "Name"},
-	{"extensions/filters/network/http_connection_manager/v3", "Rds", "RouteConfigName"},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_WeightedCluster_ClusterWeight", "Name"},
-	{"config/core/v3", "GrpcService_EnvoyGrpc", "ClusterName"},
-	{"config/core/v3", "HttpUri_Cluster", "Cluster"},
-	{"config/trace/v3", "ZipkinConfig", "CollectorCluster"},
-	{"config/trace/v3", "DatadogConfig", "CollectorCluster"},
-	{"config/trace/v3", "LightstepConfig", "CollectorCluster"},
+	{"config/cluster/v3", "Cluster_EdsClusterConfig", "ServiceName", "cluster load assignment"},
+	{"config/route/v3", "WeightedCluster_ClusterWeight", "Name", "cluster"},
+	{"config/route/v3", "RouteAction_RequestMirrorPolicy", "Cluster", "cluster"},
+	{"extensions/transport_sockets/tls/v3", "SdsSecretConfig", "Name", "secret"},
+	{"extensions/filters/network/http_connection_manager/v3", "Rds", "RouteConfigName", "route configuration"},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_WeightedCluster_ClusterWeight", "Name", "cluster"},
+	{"config/core/v3", "GrpcService_EnvoyGrpc", "ClusterName", "cluster"},
+	{"config/core/v3", "HttpUri_Cluster", "Cluster", "cluster"},
+	{"config/trace/v3", "ZipkinConfig", "CollectorCluster", "cluster"},
+	{"config/trace/v3", "DatadogConfig", "CollectorCluster", "cluster"},
+	{"config/trace/v3", "LightstepConfig", "CollectorCluster", "cluster"},
+	{"service/health/v3", "ClusterHealthCheck", "ClusterName", "cluster"},
+	{"service/health/v3", "ClusterEndpointsHealth", "ClusterName", "cluster"},
 }
 
 // envoyKeySinks lists the go-control-plane maps whose keys are names of resources defined
 // elsewhere: every key is a sink. Other map keys are not.
 var envoyKeySinks = []envoySink{
-	{"extensions/filters/http/health_check/v3", "HealthCheck", "ClusterMinHealthyPercentages"},
+	{"extensions/filters/http/health_check/v3", "HealthCheck", "ClusterMinHealthyPercentages", "cluster"},
 }
 
 var envoyKeySinkIndex = func() map[string]bool {
@@ -78,14 +81,14 @@ func envoyKeyField(owner *types.Named, f *types.Var) (Sink, bool) {
 	if !envoyKeySinkIndex[obj.Pkg().Path()+"."+obj.Name()+"."+f.Name()] {
 		return Sink{}, false
 	}
-	return Sink{Field: "a key of " + obj.Pkg().Name() + "." + obj.Name() + "." + f.Name()}, true
+	return Sink{Field: "a key of " + obj.Pkg().Name() + "." + obj.Name() + "." + f.Name(), Ref: "cluster"}, true
 }
 
-// envoySinkIndex maps "pkgpath.Type.Field" to the field's display name ("listenerv3.Listener.Name").
-var envoySinkIndex = func() map[string]bool {
-	m := make(map[string]bool, len(envoySinks))
+// envoySinkIndex maps "pkgpath.Type.Field" to the sink.
+var envoySinkIndex = func() map[string]envoySink {
+	m := make(map[string]envoySink, len(envoySinks))
 	for _, s := range envoySinks {
-		m[envoyPrefix+s.pkg+"."+s.typ+"."+s.field] = true
+		m[envoyPrefix+s.pkg+"."+s.typ+"."+s.field] = s
 	}
 	return m
 }()
@@ -101,49 +104,64 @@ func envoyField(owner *types.Named, f *types.Var) (Sink, bool) {
 	if !strings.HasPrefix(path, envoyPrefix) {
 		return Sink{}, false
 	}
-	if !envoySinkIndex[path+"."+obj.Name()+"."+f.Name()] {
+	es, ok := envoySinkIndex[path+"."+obj.Name()+"."+f.Name()]
+	if !ok {
 		return Sink{}, false
 	}
-	return Sink{Field: obj.Pkg().Name() + "." + obj.Name() + "." + f.Name()}, true
+	return Sink{Field: obj.Pkg().Name() + "." + obj.Name() + "." + f.Name(), Ref: es.ref}, true
 }
 
-// configuredSinks are the functions named with -sinks: "pkgpath.Func:1" or
-// "pkgpath.Type.Method:0", the index counting parameters from 0 without the receiver.
+// configuredSinks are the functions named with -sinks, by their -sinks spelling, with the
+// indexes of their sink parameters.
 type configuredSinks map[string][]int
 
-func parseSinks(s string) (configuredSinks, error) {
-	out := configuredSinks{}
+// SinkSpec is one configured sink: the argument Arg (0-based, receiver not counted) of function
+// Func, "pkgpath.Func" or "pkgpath.Type.Method".
+type SinkSpec struct {
+	Func string
+	Arg  int
+}
+
+// ParseSink reads one sink, "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex". It is the
+// parser of the -sinks flag and of the golangci-lint plugin's sinks setting.
+func ParseSink(s string) (SinkSpec, error) {
+	if strings.ContainsAny(s, ", \t") {
+		return SinkSpec{}, fmt.Errorf("sink %q: must not contain ',' or spaces", s)
+	}
+	colon := strings.LastIndexByte(s, ':')
+	if colon < 0 {
+		return SinkSpec{}, fmt.Errorf("sink %q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
+	}
+	idx, err := strconv.Atoi(s[colon+1:])
+	if err != nil || idx < 0 {
+		return SinkSpec{}, fmt.Errorf("sink %q: argument index %q must be a non-negative integer", s, s[colon+1:])
+	}
+	name := s[:colon]
+	slash := strings.LastIndexByte(name, '/')
+	if dot := strings.IndexByte(name[slash+1:], '.'); dot <= 0 || strings.HasSuffix(name, ".") {
+		return SinkSpec{}, fmt.Errorf("sink %q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
+	}
+	return SinkSpec{Func: name, Arg: idx}, nil
+}
+
+// SplitList splits a comma-separated flag value into its items, without blanks around them, and
+// drops empty items.
+func SplitList(s string) ([]string, error) {
+	var out []string
 	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
 		}
-		colon := strings.LastIndexByte(item, ':')
-		if colon < 0 {
-			return nil, fmt.Errorf("sink %q: want pkgpath.Func:argIndex", item)
-		}
-		idx, err := strconv.Atoi(item[colon+1:])
-		if err != nil || idx < 0 {
-			return nil, fmt.Errorf("sink %q: argument index must be a non-negative integer", item)
-		}
-		name := item[:colon]
-		slash := strings.LastIndexByte(name, '/')
-		if strings.IndexByte(name[slash+1:], '.') < 0 {
-			return nil, fmt.Errorf("sink %q: want pkgpath.Func:argIndex", item)
-		}
-		out[name] = append(out[name], idx)
 	}
 	return out, nil
 }
 
-// parseTypes reads "Kind:short:Scope,…" into a copy of the default registry with those types added.
-func parseTypes(s string) (*naming.Registry, error) {
-	var types []naming.ResourceType
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
+// ParseTypes reads the -types flag, "Kind:short:Scope,…", into resource types; Options.Validate
+// has the registry judge them, as the webhook's configuration does.
+func ParseTypes(s string) ([]naming.ResourceType, error) {
+	items, _ := SplitList(s)
+	out := make([]naming.ResourceType, 0, len(items))
+	for _, item := range items {
 		parts := strings.Split(item, ":")
 		if len(parts) != 3 {
 			return nil, fmt.Errorf("type %q: want Kind:short:Scope", item)
@@ -152,13 +170,9 @@ func parseTypes(s string) (*naming.Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("type %q: %w", item, err)
 		}
-		types = append(types, naming.ResourceType{Kind: parts[0], ShortName: parts[1], Scope: scope})
+		out = append(out, naming.ResourceType{Kind: parts[0], ShortName: parts[1], Scope: scope})
 	}
-	r := naming.Default.Clone()
-	if err := r.Register(types...); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return out, nil
 }
 
 // inPackage reports whether a configured sink may be a function or method of package path. A

@@ -2,62 +2,87 @@ package analyzer
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kriguard/kriguard/naming"
 )
 
-func TestParseSinks(t *testing.T) {
+func TestParseSink(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
-		name    string
 		in      string
-		want    configuredSinks
-		wantErr bool
+		want    SinkSpec
+		wantErr string
 	}{
-		{name: "empty", in: "", want: configuredSinks{}},
-		{name: "function", in: "github.com/x/y.F:1", want: configuredSinks{"github.com/x/y.F": {1}}},
-		{name: "method and spaces", in: " github.com/x/y.T.M:0 , github.com/x/y.T.M:2", want: configuredSinks{"github.com/x/y.T.M": {0, 2}}},
-		{name: "dotted path", in: "gopkg.in/a.v1.F:0", want: configuredSinks{"gopkg.in/a.v1.F": {0}}},
-		{name: "no index", in: "github.com/x/y.F", wantErr: true},
-		{name: "bad index", in: "github.com/x/y.F:x", wantErr: true},
-		{name: "negative index", in: "github.com/x/y.F:-1", wantErr: true},
-		{name: "no function", in: "github.com/x/y:1", wantErr: true},
+		{in: "github.com/x/y.F:1", want: SinkSpec{Func: "github.com/x/y.F", Arg: 1}},
+		{in: "github.com/x/y.T.M:0", want: SinkSpec{Func: "github.com/x/y.T.M", Arg: 0}},
+		{in: "gopkg.in/a.v1.F:0", want: SinkSpec{Func: "gopkg.in/a.v1.F", Arg: 0}},
+		{in: "github.com/x/y.F", wantErr: "want pkgpath.Func:argIndex"},
+		{in: "github.com/x/y.F:x", wantErr: "must be a non-negative integer"},
+		{in: "github.com/x/y.F:-1", wantErr: "must be a non-negative integer"},
+		{in: "github.com/x/y:1", wantErr: "want pkgpath.Func:argIndex"},
+		{in: "github.com/x/y.:1", wantErr: "want pkgpath.Func:argIndex"},
+		{in: "a.F:1,b.G:2", wantErr: "must not contain ','"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseSinks(tc.in)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("parseSinks(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseSink(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("ParseSink(%q) error = %v, want one containing %q", tc.in, err, tc.wantErr)
+				}
+				return
 			}
-			if err == nil && !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("parseSinks(%q) = %v, want %v", tc.in, got, tc.want)
+			if err != nil || got != tc.want {
+				t.Fatalf("ParseSink(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 			}
 		})
 	}
 }
 
 func TestParseTypes(t *testing.T) {
-	r, err := parseTypes("MeshWidget:mw:Mesh, GlobalThing:gt:Global")
+	t.Parallel()
+	rts, err := ParseTypes("MeshWidget:mw:Mesh, GlobalThing:gt:Global")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rt, ok := r.ByShortName("mw"); !ok || rt.Scope != naming.ScopeMesh {
+	want := []naming.ResourceType{{Kind: "MeshWidget", ShortName: "mw", Scope: naming.ScopeMesh}, {Kind: "GlobalThing", ShortName: "gt", Scope: naming.ScopeGlobal}}
+	if !reflect.DeepEqual(rts, want) {
+		t.Fatalf("ParseTypes = %v, want %v", rts, want)
+	}
+	cfg, err := Options{Types: rts}.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt, ok := cfg.opts.Registry.ByShortName("mw"); !ok || rt.Scope != naming.ScopeMesh {
 		t.Errorf("mw: %v %v", rt, ok)
 	}
-	if _, ok := r.ByShortName("msvc"); !ok {
+	if _, ok := cfg.opts.Registry.ByShortName("msvc"); !ok {
 		t.Error("the default types are gone")
 	}
 	if _, ok := naming.Default.ByShortName("mw"); ok {
 		t.Error("the default registry was changed")
 	}
-	for _, bad := range []string{"mw:Mesh", "MeshWidget:mw:Sometimes", "MeshService:mw:Mesh", "Mesh Widget:mw:Mesh"} {
-		if _, err := parseTypes(bad); err == nil {
-			t.Errorf("parseTypes(%q): no error", bad)
+	for _, bad := range []string{"mw:Mesh", "MeshWidget:mw:Sometimes"} {
+		if _, err := ParseTypes(bad); err == nil {
+			t.Errorf("ParseTypes(%q): no error", bad)
+		}
+	}
+	for _, bad := range []string{"MeshService:mw:Mesh", "Mesh Widget:mw:Mesh"} {
+		rts, err := ParseTypes(bad)
+		if err != nil {
+			t.Fatalf("ParseTypes(%q): %v", bad, err)
+		}
+		if err := (Options{Types: rts}).Validate(); err == nil {
+			t.Errorf("Options{Types: %q}.Validate(): no error", bad)
 		}
 	}
 }
 
 func TestConfiguredSinksInPackage(t *testing.T) {
+	t.Parallel()
 	c := configuredSinks{"github.com/x/y.T.M": {0}, "gopkg.in/a.v1.F": {0}}
 	for path, want := range map[string]bool{
 		"github.com/x/y":  true,
@@ -71,40 +96,46 @@ func TestConfiguredSinksInPackage(t *testing.T) {
 	}
 }
 
-func FuzzParseSinks(f *testing.F) {
-	for _, s := range []string{"", "github.com/x/y.F:1", "a.b:0,c/d.T.M:2", ":", "x.:", "/.:9", "a/b.c:99999999999999999999"} {
+func FuzzParseSink(f *testing.F) {
+	for _, s := range []string{"", "github.com/x/y.F:1", "a.b:0", "c/d.T.M:2", ":", "x.:", "/.:9", "a/b.c:99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := parseSinks(s)
+		sk, err := ParseSink(s)
 		if err != nil {
 			return
 		}
-		for key, idx := range c {
-			if key == "" || len(idx) == 0 {
-				t.Fatalf("parseSinks(%q) accepted an empty entry %q: %v", s, key, idx)
-			}
-			for _, i := range idx {
-				if i < 0 {
-					t.Fatalf("parseSinks(%q) accepted negative index %d", s, i)
-				}
-			}
-			c.inPackage(key)
+		if sk.Func == "" || sk.Arg < 0 || strings.ContainsAny(sk.Func, ", \t") {
+			t.Fatalf("ParseSink(%q) accepted %+v", s, sk)
 		}
+		c := configuredSinks{sk.Func: {sk.Arg}}
+		c.inPackage(sk.Func)
 	})
 }
 
+// TestBadFlagsStopTheRun: a malformed flag value makes the run fail, for each analyzer on its own.
 func TestBadFlagsStopTheRun(t *testing.T) {
-	for name, set := range map[string]func(){
-		"sinks": func() { flagSinks = "github.com/x/y.F" },
-		"types": func() { flagTypes = "MeshWidget:mw" },
+	t.Parallel()
+	for name, value := range map[string]string{
+		"sinks":    "github.com/x/y.F",
+		"types":    "MeshWidget:mw",
+		"prefixes": "in:",
 	} {
 		t.Run(name, func(t *testing.T) {
-			oldSinks, oldTypes := flagSinks, flagTypes
-			defer func() { flagSinks, flagTypes = oldSinks, oldTypes }()
-			set()
-			if err := currentConfig().err; err == nil {
+			t.Parallel()
+			a := newFlagAnalyzer()
+			if err := a.Flags.Set(name, value); err != nil {
+				t.Fatal(err)
+			}
+			f := a.Flags.Lookup(name)
+			if f == nil {
+				t.Fatal("no flag")
+			}
+			if _, err := a.Run(nil); err == nil {
 				t.Fatal("no error")
+			}
+			if got := Analyzer.Flags.Lookup(name).Value.String(); got == value {
+				t.Fatalf("the shared analyzer took another analyzer's flag: -%s=%s", name, got)
 			}
 		})
 	}

@@ -6,132 +6,159 @@ import (
 	"go/types"
 	"sort"
 	"strconv"
+	"strings"
 
+	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/objectpath"
 )
 
 // Sites and sinks: where strings are written, which of those places are sinks, and how sinks
 // spread back to the parameters and fields that feed them.
 
+// site is a place where a string value is written somewhere that is, or may become, a sink.
+type site struct {
+	fn    *ssa.Function
+	val   ssa.Value
+	instr ssa.Instruction
+	expr  ast.Expr // the value's expression, when the syntax index finds it
+
+	field *types.Var // a field write …
+	owner *types.Named
+	key   bool     // … of a key of the map in field …
+	calls []target // … or an argument of a call of one of these
+	param int      // index in the callee's Params (receiver first)
+	recv  int      // 1 when the call's syntax does not list the receiver among its arguments
+
+	done bool
+	sink Sink
+	via  *target // the callee whose parameter is the sink
+	vals []tmpl
+}
+
+func (s *site) pos() token.Pos {
+	if s.expr != nil {
+		return s.expr.Pos()
+	}
+	return s.instr.Pos()
+}
+
+func (s *site) end() token.Pos {
+	if s.expr != nil {
+		return s.expr.End()
+	}
+	return token.NoPos
+}
+
 // collectSites finds every write of a string to a field or argument that is, or may become, a
 // sink.
 func (st *state) collectSites() {
-	st.funcDecls(func(_ *ast.FuncDecl, obj *types.Func) {
-		fi := st.fn(obj)
-		st.sitesIn(fi, fi.decl.Body)
-	})
-	for _, file := range st.pass.Files {
-		for _, d := range file.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				st.sitesIn(st.pkgInit, g)
+	si := st.syntax()
+	for _, f := range st.funcs {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				switch in := in.(type) {
+				case *ssa.Store:
+					fa, ok := in.Addr.(*ssa.FieldAddr)
+					if !ok {
+						continue
+					}
+					fv := fieldOf(fa.X.Type(), fa.Field)
+					if fv == nil {
+						continue
+					}
+					owner := namedOf(fa.X.Type())
+					if isString(fv.Type()) && st.maySinkField(owner, fv) {
+						st.sites = append(st.sites, &site{fn: f, val: in.Val, instr: in, expr: si.values[in.Pos()], field: fv, owner: owner})
+					}
+					if _, ok := envoyKeyField(owner, fv); ok {
+						// A map made here and stored in the field: each of its keys.
+						if mm, ok := in.Val.(*ssa.MakeMap); ok && mm.Referrers() != nil {
+							for _, r := range *mm.Referrers() {
+								if u, ok := r.(*ssa.MapUpdate); ok && u.Map == mm {
+									st.sites = append(st.sites, &site{fn: f, val: u.Key, instr: u, expr: si.keys[u.Pos()], field: fv, owner: owner, key: true})
+								}
+							}
+						}
+					}
+				case *ssa.MapUpdate:
+					// m.ClusterMinHealthyPercentages[name] = p
+					load, ok := in.Map.(*ssa.UnOp)
+					if !ok || load.Op != token.MUL {
+						continue
+					}
+					fa, ok := load.X.(*ssa.FieldAddr)
+					if !ok {
+						continue
+					}
+					fv, owner := fieldOf(fa.X.Type(), fa.Field), namedOf(fa.X.Type())
+					if fv == nil {
+						continue
+					}
+					if _, ok := envoyKeyField(owner, fv); ok {
+						st.sites = append(st.sites, &site{fn: f, val: in.Key, instr: in, expr: si.keys[in.Pos()], field: fv, owner: owner, key: true})
+					}
+				case ssa.CallInstruction:
+					st.callSites(f, in, si)
+				}
 			}
 		}
 	}
 }
 
-func (st *state) sitesIn(fi *fnInfo, root ast.Node) {
-	info := st.pass.TypesInfo
-	ast.Inspect(root, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CompositeLit:
-			t := info.TypeOf(n)
-			if t == nil {
-				return true
-			}
-			if p, ok := types.Unalias(t).(*types.Pointer); ok {
-				t = p.Elem()
-			}
-			s, ok := t.Underlying().(*types.Struct)
-			if !ok {
-				return true
-			}
-			owner, _ := types.Unalias(t).(*types.Named)
-			for i, el := range n.Elts {
-				var fv *types.Var
-				value := el
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					id, _ := kv.Key.(*ast.Ident)
-					if id == nil {
-						continue
-					}
-					fv, _ = info.Uses[id].(*types.Var)
-					value = kv.Value
-				} else if i < s.NumFields() {
-					fv = s.Field(i)
-				}
-				if fv != nil && isString(fv.Type()) && st.maySinkField(owner, fv) {
-					st.sites = append(st.sites, &site{fn: fi, value: value, at: n, field: fv.Origin(), owner: owner})
-				}
-				if fv != nil {
-					if _, ok := envoyKeyField(owner, fv); ok {
-						if m, ok := ast.Unparen(value).(*ast.CompositeLit); ok {
-							for _, me := range m.Elts {
-								if kv, ok := me.(*ast.KeyValueExpr); ok {
-									st.sites = append(st.sites, &site{fn: fi, value: kv.Key, at: m, field: fv.Origin(), owner: owner, key: true})
-								}
-							}
-						}
-					}
-				}
-			}
-		case *ast.AssignStmt:
-			if n.Tok != token.ASSIGN || len(n.Lhs) != len(n.Rhs) {
-				return true
-			}
-			for i, l := range n.Lhs {
-				if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok {
-					// m.ClusterMinHealthyPercentages[name] = p
-					if sel, ok := ast.Unparen(ix.X).(*ast.SelectorExpr); ok {
-						if selection, ok := info.Selections[sel]; ok && selection.Kind() == types.FieldVal {
-							fv := selection.Obj().(*types.Var)
-							if owner := ownerOf(selection); owner != nil {
-								if _, ok := envoyKeyField(owner, fv); ok {
-									st.sites = append(st.sites, &site{fn: fi, value: ix.Index, at: n, field: fv.Origin(), owner: owner, key: true})
-								}
-							}
-						}
-					}
-					continue
-				}
-				sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
-				if !ok {
-					continue
-				}
-				selection, ok := info.Selections[sel]
-				if !ok || selection.Kind() != types.FieldVal {
-					continue
-				}
-				fv := selection.Obj().(*types.Var)
-				owner := ownerOf(selection)
-				if isString(fv.Type()) && st.maySinkField(owner, fv) {
-					st.sites = append(st.sites, &site{fn: fi, value: n.Rhs[i], at: n, field: fv.Origin(), owner: owner})
-				}
-			}
-		case *ast.CallExpr:
-			fn := fi.callee(n)
-			if fn == nil {
-				return true
-			}
-			if !st.maySinkFunc(fn) {
-				return true
-			}
-			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
-				if s, ok := info.Selections[sel]; ok && s.Kind() == types.MethodExpr {
-					return true
-				}
-			}
-			sig := fn.Type().(*types.Signature)
-			for i, a := range n.Args {
-				if i >= sig.Params().Len() || sig.Variadic() && i >= sig.Params().Len()-1 {
-					break
-				}
-				if isString(sig.Params().At(i).Type()) {
-					st.sites = append(st.sites, &site{fn: fi, value: a, at: n, callee: fn, param: i})
-				}
-			}
+// callSites adds the string arguments of a call whose callee may have sink parameters.
+func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIndex) {
+	c := in.Common()
+	ts := st.callees(f, c)
+	var keep []target
+	for _, t := range ts {
+		if st.maySinkTarget(t) {
+			keep = append(keep, t)
 		}
-		return true
-	})
+	}
+	if len(keep) == 0 {
+		return
+	}
+	args := fullArgs(c)
+	sig := c.Signature()
+	recv := recvOf(c, sig)
+	call := si.calls[in.Pos()]
+	for i, a := range args {
+		if i < recv || !isString(a.Type()) {
+			continue
+		}
+		if sig.Variadic() && i-recv >= sig.Params().Len()-1 {
+			break
+		}
+		s := &site{fn: f, val: a, instr: in, calls: keep, param: i, recv: recv}
+		if call != nil && i-recv < len(call.Args) {
+			s.expr = call.Args[i-recv]
+		}
+		st.sites = append(st.sites, s)
+	}
+}
+
+// recvOf is 1 when the arguments of c hold a receiver that sig does not list among its parameters.
+func recvOf(c *ssa.CallCommon, sig *types.Signature) int {
+	if c.IsInvoke() || sig.Recv() != nil {
+		return 1
+	}
+	return 0
+}
+
+func (st *state) maySinkTarget(t target) bool {
+	switch {
+	case t.fn != nil:
+		d, _ := st.declared(t.fn)
+		if d.Pkg == st.pkg {
+			return true
+		}
+		if obj, ok := d.Object().(*types.Func); ok {
+			return st.maySinkFunc(obj)
+		}
+	case t.obj != nil:
+		return st.maySinkFunc(t.obj)
+	}
+	return false
 }
 
 // ownerOf returns the struct type that declares the selected field, following embedded fields.
@@ -278,51 +305,69 @@ func (st *state) importedParams(fn *types.Func) *sinkParamsFact {
 }
 
 // resolve tells whether a site's target is a sink, and which.
-func (st *state) resolve(s *site) (Sink, bool) {
+func (st *state) resolve(s *site) (Sink, *target, bool) {
 	if s.key {
-		return envoyKeyField(s.owner, s.field)
+		sk, ok := envoyKeyField(s.owner, s.field)
+		return sk, nil, ok
 	}
 	if s.field != nil {
 		if s.owner != nil {
 			if sk, ok := envoyField(s.owner, s.field); ok {
-				return sk, true
+				return sk, nil, true
 			}
 		}
 		if sk, ok := st.fieldSinks[s.field]; ok {
-			return sk, true
+			return sk, nil, true
 		}
 		if sk, ok := st.foreignSinks()[s.field]; ok {
-			return sk, true
+			return sk, nil, true
 		}
 		if f := st.importedField(s.field); f != nil {
-			return f.Sink, true
+			return f.Sink, nil, true
 		}
-		return Sink{}, false
+		return Sink{}, nil, false
 	}
-	if m, ok := st.paramSinks[s.callee]; ok {
-		if sk, ok := m[s.param]; ok {
-			return sk, true
+	for i := range s.calls {
+		t := &s.calls[i]
+		var obj *types.Func
+		idx := s.param
+		if t.fn != nil {
+			d, off := st.declared(t.fn)
+			if m, ok := st.paramSinks[d]; ok {
+				if sk, ok := m[idx+off]; ok {
+					return sk, t, true
+				}
+			}
+			obj, _ = d.Object().(*types.Func)
+			idx += off
+		} else {
+			obj = t.obj
 		}
-	}
-	if f := st.importedParams(s.callee); f != nil {
-		for _, p := range f.Params {
-			if p.Index == s.param {
-				return p.Sink, true
+		if obj == nil {
+			continue
+		}
+		// Facts and -sinks count parameters without the receiver.
+		idx -= recvOffset(obj)
+		if f := st.importedParams(obj); f != nil {
+			for _, p := range f.Params {
+				if p.Index == idx {
+					return p.Sink, t, true
+				}
+			}
+		}
+		if ix, ok := st.cfg.sinks[funcKey(obj)]; ok {
+			for _, i := range ix {
+				if i == idx {
+					return Sink{Field: "argument " + strconv.Itoa(i) + " of " + funcName(obj) + " (-sinks)"}, t, true
+				}
 			}
 		}
 	}
-	if idx, ok := st.cfg.sinks[funcKey(s.callee)]; ok {
-		for _, i := range idx {
-			if i == s.param {
-				return Sink{Field: "argument " + strconv.Itoa(i) + " of " + funcName(s.callee) + " (-sinks)"}, true
-			}
-		}
-	}
-	return Sink{}, false
+	return Sink{}, nil, false
 }
 
 // targetDesc names a site's target for humans.
-func (s *site) targetDesc() string {
+func (st *state) targetDesc(s *site) string {
 	if s.key {
 		sk, _ := envoyKeyField(s.owner, s.field)
 		return sk.Field
@@ -336,8 +381,27 @@ func (s *site) targetDesc() string {
 		}
 		return "field " + s.field.Name()
 	}
-	sig := s.callee.Type().(*types.Signature)
-	return funcName(s.callee) + " parameter " + sig.Params().At(s.param).Name()
+	t := s.via
+	if t == nil && len(s.calls) > 0 {
+		t = &s.calls[0]
+	}
+	if t == nil {
+		return "a call"
+	}
+	if t.fn != nil {
+		d, off := st.declared(t.fn)
+		name := "parameter"
+		if i := s.param + off; i < len(d.Params) {
+			name += " " + d.Params[i].Name()
+		}
+		return ssaName(d) + " " + name
+	}
+	sig := t.obj.Type().(*types.Signature)
+	name := "parameter"
+	if i := s.param - recvOffset(t.obj); i >= 0 && i < sig.Params().Len() {
+		name += " " + sig.Params().At(i).Name()
+	}
+	return funcName(t.obj) + " " + name
 }
 
 // propagate grows the sinks to a fixed point: a parameter or field whose value is copied to a
@@ -349,35 +413,39 @@ func (st *state) propagate() {
 			if s.done {
 				continue
 			}
-			sk, ok := st.resolve(s)
+			sk, via, ok := st.resolve(s)
 			if !ok {
 				continue
 			}
-			s.done, s.sink = true, sk
-			s.vals = s.fn.eval(s.value)
+			s.done, s.sink, s.via = true, sk, via
+			var within ast.Node
+			if s.expr != nil {
+				within = s.expr
+			}
+			s.vals = st.closeFree(st.evalIn(s.fn, s.val, within))
 			for _, t := range s.vals {
-				// Only a plain copy carries the sink back; a value that went through a call
-				// (a sanitizer, a formatter) or is a piece of a longer name does not.
-				if len(t.parts) != 1 || t.called {
+				// Only a plain copy carries the sink back; a value that went through a sanitizer or
+				// is a piece of a longer name does not.
+				if len(t.parts) != 1 {
 					continue
 				}
 				switch p := t.parts[0]; p.Kind {
 				case PartParam:
-					if s.fn.obj == nil {
+					g := p.fn
+					if g == nil || p.Param >= len(g.Params) {
 						continue
 					}
-					sig := s.fn.obj.Type().(*types.Signature)
-					step := st.step(s.fn.obj, funcName(s.fn.obj)+" writes parameter "+sig.Params().At(p.Param).Name()+" to "+s.targetDesc())
-					if st.addParamSink(s.fn.obj, p.Param, sk.prepend(step, s.value.Pos())) {
+					step := st.step(g, ssaName(g)+" writes parameter "+g.Params[p.Param].Name()+" to "+st.targetDesc(s))
+					if st.addParamSink(g, p.Param, sk.prepend(step, s.pos())) {
 						changed = true
 					}
 				case partField:
 					who := "package initialisation"
-					if s.fn.obj != nil {
-						who = funcName(s.fn.obj)
+					if s.fn.Synthetic != "package initializer" {
+						who = ssaName(s.fn)
 					}
-					step := st.step(s.fn.obj, who+" writes field "+p.field.Name()+" to "+s.targetDesc())
-					if st.addFieldSink(p.field, sk.prepend(step, s.value.Pos())) {
+					step := st.step(s.fn, who+" writes field "+p.field.Name()+" to "+st.targetDesc(s))
+					if st.addFieldSink(p.field, sk.prepend(step, s.pos())) {
 						changed = true
 					}
 				}
@@ -386,11 +454,14 @@ func (st *state) propagate() {
 	}
 }
 
-// step describes one write by function writer (nil: a package variable's initialiser).
-func (st *state) step(writer *types.Func, text string) Step {
+// step describes one write by function writer.
+func (st *state) step(writer *ssa.Function, text string) Step {
 	s := Step{Text: text, Pkg: st.pass.Pkg.Path()}
-	if writer != nil {
-		if p, err := objectpath.For(writer); err == nil {
+	for writer.Parent() != nil {
+		writer = writer.Parent()
+	}
+	if obj, ok := writer.Object().(*types.Func); ok && writer.Synthetic == "" {
+		if p, err := objectpath.For(obj); err == nil {
 			s.Obj = string(p)
 		}
 	}
@@ -413,7 +484,7 @@ func (st *state) stepPos(s Step) token.Pos {
 	return obj.Pos()
 }
 
-func (st *state) addParamSink(fn *types.Func, i int, sk Sink) bool {
+func (st *state) addParamSink(fn *ssa.Function, i int, sk Sink) bool {
 	m := st.paramSinks[fn]
 	if m == nil {
 		m = map[int]Sink{}
@@ -438,13 +509,20 @@ func (st *state) addFieldSink(fv *types.Var, sk Sink) bool {
 // exported fields.
 func (st *state) exportSinks() {
 	exported := false
-	for fn, m := range st.paramSinks {
-		if !fn.Exported() {
+	for g, m := range st.paramSinks {
+		fn, ok := g.Object().(*types.Func)
+		if !ok || g.Synthetic != "" || g.Parent() != nil || !fn.Exported() {
 			continue
 		}
+		off := recvOffset(fn)
 		f := &sinkParamsFact{}
 		for i, sk := range m {
-			f.Params = append(f.Params, ParamSink{Index: i, Sink: sk})
+			if i >= off {
+				f.Params = append(f.Params, ParamSink{Index: i - off, Sink: sk})
+			}
+		}
+		if len(f.Params) == 0 {
+			continue
 		}
 		sortParams(f.Params)
 		st.pass.ExportObjectFact(fn, f)
@@ -485,4 +563,16 @@ func sortParams(ps []ParamSink) {
 			ps[j], ps[j-1] = ps[j-1], ps[j]
 		}
 	}
+}
+
+// foreignSinkable reports whether a field of another package may become a sink here: an exported
+// string field of a type of the project, not of go-control-plane (its name fields are sinks
+// already, its other fields are not names) nor of the standard library (a url.URL's Host is no
+// name).
+func (st *state) foreignSinkable(v *types.Var) bool {
+	if v.Pkg() == nil || !v.Exported() || !isString(v.Type()) || strings.HasPrefix(v.Pkg().Path(), envoyPrefix) {
+		return false
+	}
+	f := st.pass.Fset.File(v.Pos())
+	return !(f != nil && goroot != "" && strings.HasPrefix(f.Name(), goroot))
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/tools/go/types/typeutil"
+	"golang.org/x/tools/go/ssa"
 )
 
 // A value is what krilint knows of a string: a few alternative templates (may-analysis: the
@@ -19,28 +19,32 @@ import (
 const (
 	maxAlts  = 8  // alternatives kept per value
 	maxParts = 32 // parts kept per alternative
-	maxDepth = 12 // nesting of evaluations
+	maxDepth = 48 // nesting of evaluations
 )
 
-// src maps bytes of a literal part back to a string literal in the package being analysed.
+// src maps bytes of a literal part back to the source: a string literal of the package, or a
+// use of a constant (whose value is then replaced whole).
 type src struct {
 	lit     *ast.BasicLit
-	litOff  int // offset in the literal's value
-	partOff int // offset in the part
+	use     ast.Expr     // a use of constant obj …
+	obj     types.Object // … or the package variable or constant whose declaration holds lit
+	litOff  int          // offset in the literal's value
+	partOff int          // offset in the part
 	n       int
 }
 
 type part struct {
 	Part
-	field *types.Var // partField
+	field *types.Var    // partField
+	fn    *ssa.Function // PartParam, PartJoin, partFree: the function whose parameter or free variable
 	srcs  []src
 }
 
 type tmpl struct {
+	pos    token.Pos // where a constant's candidate expression starts
 	parts  []part
 	origin string      // where the value came from, for humans
-	defs   []token.Pos // local definitions it went through
-	called bool        // went through a call: not a plain copy
+	defs   []token.Pos // stores it went through
 }
 
 func hole() []tmpl { return []tmpl{{parts: []part{{Part: Part{Kind: PartHole}}}}} }
@@ -55,7 +59,7 @@ func litTmpl(s string, lit *ast.BasicLit, origin string) tmpl {
 
 // concat joins two templates, merging adjacent literals.
 func concat(a, b tmpl) tmpl {
-	out := tmpl{parts: make([]part, 0, len(a.parts)+len(b.parts)), origin: a.origin, defs: append(append([]token.Pos(nil), a.defs...), b.defs...), called: a.called || b.called}
+	out := tmpl{parts: make([]part, 0, len(a.parts)+len(b.parts)), origin: a.origin, defs: append(append([]token.Pos(nil), a.defs...), b.defs...)}
 	if out.origin == "" || (!hasColonLit(a) && hasColonLit(b)) {
 		out.origin = b.origin
 	}
@@ -128,433 +132,162 @@ func capAlts(ts []tmpl) []tmpl {
 	return out
 }
 
-// withOrigin marks the result of a call: where it came from, and that it is no plain copy.
+// withOrigin marks the result of a call: where it came from.
 func withOrigin(ts []tmpl, origin string) []tmpl {
 	out := make([]tmpl, len(ts))
 	for i, t := range ts {
 		t.origin = origin
-		t.called = true
 		out[i] = t
 	}
 	return out
 }
 
-// fnInfo is one function body (or the package's var initialisers when decl is nil).
-type fnInfo struct {
-	st     *state
-	decl   *ast.FuncDecl
-	obj    *types.Func
-	params map[*types.Var]int
-
-	defs   map[*types.Var][]*def
-	parent map[ast.Node]ast.Node
-	memo   map[ast.Expr][]tmpl
-	busy   map[ast.Expr]bool
-	depth  int
-
-	result     []tmpl
-	resultDone bool
-	resultBusy bool
+// slicePart returns bytes [from, to) of literal part p, with their sources.
+func slicePart(p part, from, to int) part {
+	out := part{Part: Part{Kind: PartLit, Lit: p.Lit[from:to]}}
+	for _, s := range p.srcs {
+		lo, hi := max(from, s.partOff), min(to, s.partOff+s.n)
+		if lo >= hi {
+			continue
+		}
+		if s.use != nil {
+			// A constant's use is replaced whole: keep it whole.
+			s.partOff -= from
+			out.srcs = append(out.srcs, s)
+			continue
+		}
+		out.srcs = append(out.srcs, src{lit: s.lit, obj: s.obj, litOff: s.litOff + lo - s.partOff, partOff: lo - from, n: hi - lo})
+	}
+	return out
 }
 
-// def is one definition of a local variable or parameter.
-type def struct {
-	stmt ast.Node
-	lhs  *ast.Ident
-	rhs  ast.Expr // nil: unknown value (range, multi-value call, …) unless zero
-	add  bool     // +=
-	zero bool     // var x string
-	over ast.Expr // for _, x := range over
+
+// constTmpl is a string constant of function fn, with the literals or constant uses of fn's
+// source it comes from when that is unambiguous (for the fix).
+func (st *state) constTmpl(fn *ssa.Function, s string) tmpl {
+	t := litTmpl(s, nil, "literal "+strconv.Quote(s))
+	if !strings.ContainsRune(s, ':') {
+		return t
+	}
+	cands := st.constCands(fn, s)
+	switch {
+	case len(cands) == 1:
+		return cands[0]
+	case len(cands) > 1:
+		t.origin = cands[0].origin
+	}
+	return t
 }
 
-func (f *fnInfo) info() *types.Info { return f.st.pass.TypesInfo }
-
-// eval returns what is known of the string expression e.
-func (f *fnInfo) eval(e ast.Expr) []tmpl {
-	e = ast.Unparen(e)
-	if r, ok := f.memo[e]; ok {
-		return r
-	}
-	if f.busy[e] || f.depth > maxDepth {
-		return hole()
-	}
-	if f.memo == nil {
-		f.memo = map[ast.Expr][]tmpl{}
-		f.busy = map[ast.Expr]bool{}
-	}
-	f.busy[e] = true
-	f.depth++
-	r := f.eval1(e)
-	f.depth--
-	delete(f.busy, e)
-	f.memo[e] = r
-	return r
+type candKey struct {
+	root ast.Node
+	s    string
 }
 
-func (f *fnInfo) eval1(e ast.Expr) []tmpl {
-	info := f.info()
-	tv := info.Types[e]
-	if tv.Value != nil && tv.Value.Kind() == constant.String {
-		switch e := e.(type) {
-		case *ast.BasicLit:
-			return []tmpl{litTmpl(constant.StringVal(tv.Value), e, "literal "+e.Value)}
-		case *ast.BinaryExpr:
-			// Keep the literals' positions for the fix.
-		case *ast.Ident, *ast.SelectorExpr:
-			var id *ast.Ident
-			if sel, ok := e.(*ast.SelectorExpr); ok {
-				id = sel.Sel
-			} else {
-				id = e.(*ast.Ident)
-			}
-			s := constant.StringVal(tv.Value)
-			c, _ := info.Uses[id].(*types.Const)
-			origin := "constant " + strconv.Quote(s)
-			if c != nil {
-				origin = "constant " + c.Name() + " = " + strconv.Quote(s)
-			}
-			return []tmpl{litTmpl(s, f.st.constLit(c), origin)}
-		default:
-			return []tmpl{litTmpl(constant.StringVal(tv.Value), nil, "constant")}
-		}
+// constCands finds the largest constant expressions of fn's source whose value is s.
+func (st *state) constCands(fn *ssa.Function, s string) []tmpl {
+	for fn.Parent() != nil && fn.Syntax() == nil {
+		fn = fn.Parent()
 	}
-	switch e := e.(type) {
-	case *ast.BinaryExpr:
-		if e.Op == token.ADD && isString(tv.Type) {
-			return product(f.eval(e.X), f.eval(e.Y))
-		}
-	case *ast.CallExpr:
-		return f.evalCall(e)
-	case *ast.Ident:
-		v, ok := info.Uses[e].(*types.Var)
-		if !ok {
-			return hole()
-		}
-		return f.evalVar(v, e)
-	case *ast.SelectorExpr:
-		if sel, ok := info.Selections[e]; ok && sel.Kind() == types.FieldVal {
-			if v, ok := sel.Obj().(*types.Var); ok && (v.Pkg() == f.st.pass.Pkg || f.st.foreignSinkable(v)) {
-				return []tmpl{{parts: []part{{Part: Part{Kind: partField}, field: v.Origin()}}}}
-			}
-		}
-	}
-	return hole()
-}
-
-// evalVar is the may-analysis of a variable at one use.
-func (f *fnInfo) evalVar(v *types.Var, use *ast.Ident) []tmpl {
-	if v.Pkg() != f.st.pass.Pkg || v.Parent() == nil {
-		return hole()
-	}
-	if v.Parent() == f.st.pass.Pkg.Scope() {
-		return f.st.packageVar(v)
-	}
-	if f.decl == nil {
-		return hole()
-	}
-	if !(v.Pos() >= f.decl.Pos() && v.Pos() < f.decl.End()) {
-		return hole()
-	}
-	f.buildDefs()
-	reaching, entry := f.reaching(v, use)
-	var out []tmpl
-	if entry {
-		if i, ok := f.params[v]; ok {
-			out = append(out, tmpl{parts: []part{{Part: Part{Kind: PartParam, Param: i}}}, origin: "parameter " + v.Name()})
-		} else {
-			out = append(out, hole()...)
-		}
-	}
-	for _, d := range reaching {
-		var ts []tmpl
-		switch {
-		case d.zero:
-			ts = []tmpl{litTmpl("", nil, "")}
-		case d.over != nil:
-			ts = f.rangeValues(d.over)
-		case d.rhs == nil:
-			ts = hole()
-		case d.add:
-			ts = product(f.eval(d.lhs), f.eval(d.rhs))
-		default:
-			ts = f.eval(d.rhs)
-		}
-		for _, t := range ts {
-			t.defs = append([]token.Pos{d.stmt.Pos()}, t.defs...)
-			if hasColonLit(t) && !strings.HasPrefix(t.origin, "variable ") {
-				t.origin = "variable " + v.Name() + " (" + t.origin + ")"
-			}
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		return hole()
-	}
-	return capAlts(out)
-}
-
-// callee returns the function a call runs when it is known statically: a function or method
-// named in the call, or held by a local defined once with one (mk := builders.NewListenerBuilder;
-// mk(…)). Interface methods are not known.
-func (f *fnInfo) callee(call *ast.CallExpr) *types.Func {
-	info := f.info()
-	if fn := typeutil.StaticCallee(info, call); fn != nil {
-		return fn.Origin()
-	}
-	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
-	if !ok || f.decl == nil {
-		return nil
-	}
-	v, ok := info.Uses[id].(*types.Var)
-	if !ok || v.Pos() < f.decl.Pos() || v.Pos() >= f.decl.End() {
-		return nil
-	}
-	if _, ok := f.params[v]; ok {
-		return nil
-	}
-	f.buildDefs()
-	ds, entry := f.reaching(v, id)
-	if entry || len(ds) != 1 || len(f.defs[v]) != 1 || ds[0].rhs == nil {
-		return nil
-	}
-	switch rhs := ast.Unparen(ds[0].rhs).(type) {
-	case *ast.Ident:
-		if fn, ok := info.Uses[rhs].(*types.Func); ok {
-			return fn.Origin()
-		}
-	case *ast.SelectorExpr:
-		if sel, ok := info.Selections[rhs]; ok {
-			if sel.Kind() == types.MethodVal {
-				if fn, ok := sel.Obj().(*types.Func); ok && !types.IsInterface(sel.Recv()) {
-					return fn.Origin()
+	var roots []ast.Node
+	var shared func(ast.Expr) types.Object
+	if syn := fn.Syntax(); syn != nil {
+		roots = []ast.Node{syn}
+	} else if fn.Synthetic == "package initializer" {
+		// Package variables' initialisers: a literal that is a string variable's whole value is
+		// shared by every use of the variable.
+		vars := map[ast.Expr]types.Object{}
+		for _, file := range st.pass.Files {
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
 				}
-			}
-			return nil
-		}
-		if fn, ok := info.Uses[rhs.Sel].(*types.Func); ok {
-			return fn.Origin()
-		}
-	}
-	return nil
-}
-
-// rangeValues is what the value of a range over x may be: any element of a slice or array
-// literal, written there or held by a local with that one definition.
-func (f *fnInfo) rangeValues(x ast.Expr) []tmpl {
-	cl := f.sliceLit(x)
-	if cl == nil || !isString(elemType(f.info().TypeOf(cl))) {
-		return hole()
-	}
-	var out []tmpl
-	for _, el := range cl.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			el = kv.Value
-		}
-		out = append(out, f.eval(el)...)
-	}
-	if len(out) == 0 {
-		return hole()
-	}
-	return capAlts(out)
-}
-
-// sliceLit returns the composite literal x is, or the one a local x was defined with once.
-func (f *fnInfo) sliceLit(x ast.Expr) *ast.CompositeLit {
-	switch x := ast.Unparen(x).(type) {
-	case *ast.CompositeLit:
-		return x
-	case *ast.Ident:
-		v, ok := f.info().Uses[x].(*types.Var)
-		if !ok || f.decl == nil || v.Pos() < f.decl.Pos() || v.Pos() >= f.decl.End() {
-			return nil
-		}
-		if _, ok := f.params[v]; ok {
-			return nil
-		}
-		f.buildDefs()
-		if ds, entry := f.reaching(v, x); !entry && len(ds) == 1 && len(f.defs[v]) == 1 && ds[0].rhs != nil {
-			cl, _ := ast.Unparen(ds[0].rhs).(*ast.CompositeLit)
-			return cl
-		}
-	}
-	return nil
-}
-
-func elemType(t types.Type) types.Type {
-	if t == nil {
-		return nil
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Slice:
-		return u.Elem()
-	case *types.Array:
-		return u.Elem()
-	}
-	return nil
-}
-
-func (f *fnInfo) evalCall(call *ast.CallExpr) []tmpl {
-	info := f.info()
-	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
-		if len(call.Args) == 1 && isString(info.TypeOf(call.Args[0])) {
-			return f.eval(call.Args[0])
-		}
-		return hole()
-	}
-	fn := f.callee(call)
-	if fn == nil {
-		return hole()
-	}
-	if fn.Pkg() != nil {
-		switch fn.Pkg().Path() + "." + fn.Name() {
-		case "fmt.Sprintf":
-			return f.evalSprintf(call)
-		case "fmt.Sprint":
-			return f.evalSprint(call)
-		case "strings.Join":
-			return f.evalJoin(call)
-		case "net.JoinHostPort":
-			if len(call.Args) == 2 {
-				// host:port, or [host]:port when host holds a ':' (IPv6).
-				return withOrigin(product(product(f.eval(call.Args[0]), []tmpl{litTmpl(":", nil, "")}), f.eval(call.Args[1])), "net.JoinHostPort")
-			}
-		}
-	}
-	if fv := f.st.getter(fn); fv != nil {
-		// b.Name() where Name only returns b.name: a copy of the field.
-		return []tmpl{{parts: []part{{Part: Part{Kind: partField}, field: fv}}}}
-	}
-	shapes, local := f.st.resultOf(fn)
-	if shapes == nil {
-		return hole()
-	}
-	out := make([]tmpl, 0, len(shapes))
-	for _, s := range shapes {
-		out = append(out, f.substitute(s, call, fn, local)...)
-	}
-	return withOrigin(capAlts(out), "result of "+funcName(fn))
-}
-
-// substitute puts the call's arguments into a result shape of fn.
-func (f *fnInfo) substitute(s tmpl, call *ast.CallExpr, fn *types.Func, local bool) []tmpl {
-	sig := fn.Type().(*types.Signature)
-	acc := []tmpl{{}}
-	for _, p := range s.parts {
-		var next []tmpl
-		switch p.Kind {
-		case PartParam:
-			if sig.Variadic() && p.Param == sig.Params().Len()-1 || p.Param >= len(call.Args) {
-				next = hole()
-			} else {
-				next = f.eval(call.Args[p.Param])
-			}
-		case PartJoin:
-			next = f.joinArgs(call, p.Param, p.Sep, nil)
-		case PartLit:
-			q := p
-			if !local {
-				q.srcs = nil
-			}
-			next = []tmpl{{parts: []part{q}}}
-		default:
-			next = hole()
-		}
-		acc = product(acc, next)
-	}
-	return acc
-}
-
-// joinArgs joins the variadic arguments from index i with sep.
-func (f *fnInfo) joinArgs(call *ast.CallExpr, i int, sep string, sepLit *ast.BasicLit) []tmpl {
-	var elems []ast.Expr
-	if call.Ellipsis.IsValid() {
-		if i != len(call.Args)-1 {
-			return hole()
-		}
-		cl, ok := ast.Unparen(call.Args[i]).(*ast.CompositeLit)
-		if !ok {
-			return hole()
-		}
-		elems = cl.Elts
-	} else if i <= len(call.Args) {
-		elems = call.Args[i:]
-	}
-	return f.joinElems(elems, sep, sepLit)
-}
-
-func (f *fnInfo) joinElems(elems []ast.Expr, sep string, sepLit *ast.BasicLit) []tmpl {
-	acc := []tmpl{litTmpl("", nil, "")}
-	for k, el := range elems {
-		if _, ok := el.(*ast.KeyValueExpr); ok {
-			return hole()
-		}
-		if k > 0 {
-			acc = product(acc, []tmpl{litTmpl(sep, sepLit, "")})
-		}
-		acc = product(acc, f.eval(el))
-	}
-	return acc
-}
-
-func (f *fnInfo) evalJoin(call *ast.CallExpr) []tmpl {
-	info := f.info()
-	if len(call.Args) != 2 {
-		return hole()
-	}
-	sv := info.Types[call.Args[1]].Value
-	if sv == nil || sv.Kind() != constant.String {
-		return hole()
-	}
-	sep := constant.StringVal(sv)
-	sepLit, _ := ast.Unparen(call.Args[1]).(*ast.BasicLit)
-	if sepLit == nil {
-		if id := identOf(call.Args[1]); id != nil {
-			if c, ok := info.Uses[id].(*types.Const); ok {
-				sepLit = f.st.constLit(c)
-			}
-		}
-	}
-	origin := "strings.Join with separator " + strconv.Quote(sep)
-	switch a := ast.Unparen(call.Args[0]).(type) {
-	case *ast.CompositeLit:
-		return withOrigin(f.joinElems(a.Elts, sep, sepLit), origin)
-	case *ast.Ident:
-		if cl := f.sliceLit(a); cl != nil {
-			// A local slice with one literal definition: parts := []string{a, b}.
-			return withOrigin(f.joinElems(cl.Elts, sep, sepLit), origin)
-		}
-		// strings.Join(parts, sep) over the function's own variadic parameter: a join helper.
-		if v, ok := info.Uses[a].(*types.Var); ok && f.decl != nil {
-			if i, ok := f.params[v]; ok {
-				sig := f.obj.Type().(*types.Signature)
-				if sig.Variadic() && i == sig.Params().Len()-1 {
-					f.buildDefs()
-					if _, entry := f.reaching(v, a); entry && len(f.defs[v]) == 0 {
-						return []tmpl{{parts: []part{{Part: Part{Kind: PartJoin, Param: i, Sep: sep}}}, origin: origin}}
+				roots = append(roots, g)
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					if len(vs.Values) == len(vs.Names) {
+						for i, v := range vs.Values {
+							vars[ast.Unparen(v)] = st.pass.TypesInfo.Defs[vs.Names[i]]
+						}
 					}
 				}
 			}
 		}
+		shared = func(e ast.Expr) types.Object { return vars[e] }
 	}
-	return hole()
+	if len(roots) == 0 {
+		return nil
+	}
+	key := candKey{roots[0], s}
+	if r, ok := st.cands[key]; ok {
+		return r
+	}
+	var out []tmpl
+	info := st.pass.TypesInfo
+	for _, root := range roots {
+		ast.Inspect(root, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok && n != root {
+				_ = lit
+				return false
+			}
+			e, ok := n.(ast.Expr)
+			if !ok {
+				return true
+			}
+			tv, ok := info.Types[e]
+			if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+				return true
+			}
+			if constant.StringVal(tv.Value) == s {
+				t := st.constExpr(e)
+				t.pos = e.Pos()
+				if shared != nil {
+					if obj := shared(ast.Unparen(e)); obj != nil {
+						for i := range t.parts {
+							for j := range t.parts[i].srcs {
+								t.parts[i].srcs[j].obj = obj
+							}
+						}
+					}
+				}
+				out = append(out, t)
+			}
+			return false
+		})
+	}
+	st.cands[key] = out
+	return out
 }
 
-// foreignSinkable reports whether a field of another package may become a sink here: an exported
-// string field of a type of the project, not of go-control-plane (its name fields are sinks
-// already, its other fields are not names) nor of the standard library (a url.URL's Host is no
-// name).
-func (st *state) foreignSinkable(v *types.Var) bool {
-	if v.Pkg() == nil || !v.Exported() || !isString(v.Type()) || strings.HasPrefix(v.Pkg().Path(), envoyPrefix) {
-		return false
+// constExpr is the value of a constant expression with the sources of its bytes.
+func (st *state) constExpr(e ast.Expr) tmpl {
+	info := st.pass.TypesInfo
+	s := constant.StringVal(info.Types[e].Value)
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		return litTmpl(s, e, "literal "+e.Value)
+	case *ast.Ident, *ast.SelectorExpr:
+		c, _ := info.Uses[identOf(e)].(*types.Const)
+		if c == nil {
+			break
+		}
+		t := litTmpl(s, nil, "constant "+c.Name()+" = "+strconv.Quote(s))
+		if s != "" {
+			t.parts[0].srcs = []src{{use: e, obj: c, n: len(s)}}
+		}
+		return t
+	case *ast.BinaryExpr:
+		x, y := st.constExpr(e.X), st.constExpr(e.Y)
+		return concat(x, y)
+	case *ast.CallExpr:
+		if len(e.Args) == 1 {
+			if tv, ok := info.Types[e.Args[0]]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+				return st.constExpr(e.Args[0])
+			}
+		}
 	}
-	return !st.inGOROOT(v)
-}
-
-// inGOROOT reports whether obj is declared in the standard library, by the file it comes from
-// (export data keeps it).
-func (st *state) inGOROOT(obj types.Object) bool {
-	f := st.pass.Fset.File(obj.Pos())
-	return f != nil && goroot != "" && strings.HasPrefix(f.Name(), goroot)
+	return litTmpl(s, nil, "constant "+strconv.Quote(s))
 }
 
 func identOf(e ast.Expr) *ast.Ident {
@@ -567,35 +300,213 @@ func identOf(e ast.Expr) *ast.Ident {
 	return nil
 }
 
-// evalSprintf reads a constant format: literal text stays, each verb is a hole, except %s and %v
-// of a string argument, which take the argument's value.
-func (f *fnInfo) evalSprintf(call *ast.CallExpr) []tmpl {
-	info := f.info()
-	if len(call.Args) == 0 || call.Ellipsis.IsValid() {
-		return hole()
-	}
-	fv := info.Types[call.Args[0]].Value
-	if fv == nil || fv.Kind() != constant.String {
-		return hole()
-	}
-	format := constant.StringVal(fv)
-	lit, _ := ast.Unparen(call.Args[0]).(*ast.BasicLit)
-	if lit == nil {
-		if id := identOf(call.Args[0]); id != nil {
-			if c, ok := info.Uses[id].(*types.Const); ok {
-				lit = f.st.constLit(c)
+// evalCall is what result idx (-1: the only string result) of a call may be.
+func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos token.Pos) []tmpl {
+	st.callPos = pos
+	if callee := c.StaticCallee(); callee != nil && callee.Pkg != nil {
+		if obj, ok := callee.Object().(*types.Func); ok && obj.Pkg() != nil {
+			switch obj.Pkg().Path() + "." + obj.Name() {
+			case "fmt.Sprintf":
+				return st.evalSprintf(fn, c)
+			case "fmt.Sprint":
+				return st.evalSprint(fn, c)
+			case "strings.Join":
+				return st.evalJoin(fn, c)
+			case "net.JoinHostPort":
+				// host:port, or [host]:port when host holds a ':' (IPv6).
+				return withOrigin(product(product(st.eval(fn, c.Args[0]), []tmpl{litTmpl(":", nil, "")}), st.eval(fn, c.Args[1])), "net.JoinHostPort")
 			}
 		}
 	}
-	args := call.Args[1:]
+	args := fullArgs(c)
+	hints := st.argHints(c)
+	var out []tmpl
+	for _, t := range st.callees(fn, c) {
+		var ts []tmpl
+		switch {
+		case t.fn != nil:
+			i := idx
+			if i < 0 {
+				i = stringResult(t.fn.Signature)
+			}
+			if i < 0 {
+				continue
+			}
+			ts = withOrigin(st.substCall(fn, st.results(t.fn, i), t, args, hints), "result of "+ssaName(t.fn))
+		case t.obj != nil:
+			if idx >= 0 && idx != stringResult(t.obj.Type().(*types.Signature)) {
+				continue
+			}
+			ts = st.importedResult(fn, t.obj, args, hints)
+		case t.shapes != nil:
+			ts = st.subst(t.shapes, func(p part) ([]tmpl, bool) {
+				if p.Kind != PartParam {
+					return nil, false
+				}
+				if p.Param < len(args) {
+					return st.evalIn(fn, args[p.Param], hints[p.Param]), true
+				}
+				return hole(), true
+			})
+		}
+		if ts == nil {
+			ts = hole()
+		}
+		out = append(out, ts...)
+	}
+	if len(out) == 0 {
+		return hole()
+	}
+	for i, t := range out {
+		if pos.IsValid() && hasColonLit(t) {
+			out[i].defs = append([]token.Pos{pos}, t.defs...)
+		}
+	}
+	return capAlts(out)
+}
+
+// importedResult is the result of a call of an imported function, from its result fact.
+func (st *state) importedResult(fn *ssa.Function, obj *types.Func, args []ssa.Value, hints []ast.Node) []tmpl {
+	ts, ok := st.impResults[obj]
+	if !ok {
+		var f resultFact
+		if st.pass.ImportObjectFact(obj, &f) {
+			for _, s := range f.Shapes {
+				ts = append(ts, fromShape(s))
+			}
+		}
+		st.impResults[obj] = ts
+	}
+	if ts == nil {
+		return nil
+	}
+	off := recvOffset(obj)
+	sig := obj.Type().(*types.Signature)
+	return withOrigin(st.subst(ts, func(p part) ([]tmpl, bool) {
+		switch p.Kind {
+		case PartParam:
+			i := p.Param + off
+			if sig.Variadic() && p.Param == sig.Params().Len()-1 || i >= len(args) {
+				return hole(), true
+			}
+			return st.evalIn(fn, args[i], hints[i]), true
+		case PartJoin:
+			if i := p.Param + off; i < len(args) {
+				return st.joinValues(fn, args[i], p.Sep), true
+			}
+			return hole(), true
+		case PartLit, PartHole:
+			return nil, false
+		}
+		return hole(), true
+	}), "result of "+funcName(obj))
+}
+
+// results computes the shapes of result idx of f from its return instructions.
+func (st *state) results(f *ssa.Function, idx int) []tmpl {
+	key := resultKey{f, idx}
+	if r, ok := st.res[key]; ok {
+		return r
+	}
+	if st.resBusy[key] {
+		return hole()
+	}
+	st.resBusy[key] = true
+	var out []tmpl
+	for _, b := range f.Blocks {
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && idx < len(ret.Results) {
+			out = append(out, st.eval(f, ret.Results[idx])...)
+		}
+	}
+	delete(st.resBusy, key)
+	if len(out) == 0 {
+		out = hole()
+	}
+	out = capAlts(out)
+	st.res[key] = out
+	return out
+}
+
+type resultKey struct {
+	f   *ssa.Function
+	idx int
+}
+
+// joinValues joins the elements of the slice x with sep.
+func (st *state) joinValues(fn *ssa.Function, x ssa.Value, sep string) []tmpl {
+	els, ok := elems(x)
+	if !ok {
+		return hole()
+	}
+	acc := []tmpl{litTmpl("", nil, "")}
+	for k, el := range els {
+		if k > 0 {
+			acc = product(acc, []tmpl{litTmpl(sep, nil, "")})
+		}
+		acc = product(acc, st.eval(fn, el))
+	}
+	return acc
+}
+
+func (st *state) evalJoin(fn *ssa.Function, c *ssa.CallCommon) []tmpl {
+	sc, ok := c.Args[1].(*ssa.Const)
+	if !ok || sc.Value == nil || sc.Value.Kind() != constant.String {
+		return hole()
+	}
+	sep := st.evalIn(fn, sc, st.argIn(c, st.callPos, 1))[0]
+	origin := "strings.Join with separator " + strconv.Quote(sep.parts[0].Lit)
+	if p, ok := c.Args[0].(*ssa.Parameter); ok && p.Parent().Signature.Variadic() && p == p.Parent().Params[len(p.Parent().Params)-1] {
+		// strings.Join(parts, sep) over the function's own variadic parameter: a join helper.
+		return []tmpl{{parts: []part{{Part: Part{Kind: PartJoin, Param: len(p.Parent().Params) - 1, Sep: sep.parts[0].Lit}, fn: p.Parent()}}, origin: origin}}
+	}
+	els, ok := elems(c.Args[0])
+	if !ok {
+		return hole()
+	}
+	acc := []tmpl{litTmpl("", nil, "")}
+	for k, el := range els {
+		if k > 0 {
+			acc = product(acc, []tmpl{sep})
+		}
+		acc = product(acc, st.eval(fn, el))
+	}
+	return withOrigin(acc, origin)
+}
+
+// varargs returns the values passed to a variadic ...any parameter, without their interface.
+func varargs(x ssa.Value) ([]ssa.Value, bool) {
+	els, ok := elems(x)
+	if !ok {
+		return nil, false
+	}
+	out := make([]ssa.Value, len(els))
+	for i, el := range els {
+		if mi, ok := el.(*ssa.MakeInterface); ok {
+			el = mi.X
+		}
+		out[i] = el
+	}
+	return out, true
+}
+
+// evalSprintf reads a constant format: literal text stays, each verb is a hole, except %s and %v
+// of a string argument, which take the argument's value.
+func (st *state) evalSprintf(fn *ssa.Function, c *ssa.CallCommon) []tmpl {
+	fc, ok := c.Args[0].(*ssa.Const)
+	if !ok || fc.Value == nil || fc.Value.Kind() != constant.String {
+		return hole()
+	}
+	args, ok := varargs(c.Args[1])
+	if !ok {
+		return hole()
+	}
+	ft := st.evalIn(fn, fc, st.argIn(c, st.callPos, 0))[0]
+	fp := ft.parts[0]
+	format := fp.Lit
 	acc := []tmpl{{}}
 	text := func(from, to int) {
 		if to > from {
-			p := part{Part: Part{Kind: PartLit, Lit: format[from:to]}}
-			if lit != nil {
-				p.srcs = []src{{lit: lit, litOff: from, n: to - from}}
-			}
-			acc = product(acc, []tmpl{{parts: []part{p}}})
+			acc = product(acc, []tmpl{{parts: []part{slicePart(fp, from, to)}}})
 		}
 	}
 	argi := 0
@@ -620,10 +531,9 @@ func (f *fnInfo) evalSprintf(call *ast.CallExpr) []tmpl {
 		verb := format[j]
 		switch {
 		case verb == '%':
-			p := part{Part: Part{Kind: PartLit, Lit: "%"}}
-			acc = product(acc, []tmpl{{parts: []part{p}}})
-		case (verb == 's' || verb == 'v') && j == i+1 && argi >= 0 && argi < len(args) && isString(info.TypeOf(args[argi])):
-			acc = product(acc, f.eval(args[argi]))
+			acc = product(acc, []tmpl{{parts: []part{{Part: Part{Kind: PartLit, Lit: "%"}}}}})
+		case (verb == 's' || verb == 'v') && j == i+1 && argi >= 0 && argi < len(args) && isString(args[argi].Type()):
+			acc = product(acc, st.eval(fn, args[argi]))
 			argi++
 		default:
 			acc = product(acc, hole())
@@ -640,14 +550,15 @@ func (f *fnInfo) evalSprintf(call *ast.CallExpr) []tmpl {
 
 // evalSprint concatenates string operands; fmt.Sprint adds spaces only between two operands that
 // are both not strings, which holes cover.
-func (f *fnInfo) evalSprint(call *ast.CallExpr) []tmpl {
-	if call.Ellipsis.IsValid() {
+func (st *state) evalSprint(fn *ssa.Function, c *ssa.CallCommon) []tmpl {
+	args, ok := varargs(c.Args[0])
+	if !ok {
 		return hole()
 	}
 	acc := []tmpl{{}}
-	for _, a := range call.Args {
-		if isString(f.info().TypeOf(a)) {
-			acc = product(acc, f.eval(a))
+	for _, a := range args {
+		if isString(a.Type()) {
+			acc = product(acc, st.eval(fn, a))
 		} else {
 			acc = product(acc, hole())
 		}
@@ -655,71 +566,8 @@ func (f *fnInfo) evalSprint(call *ast.CallExpr) []tmpl {
 	return withOrigin(acc, "fmt.Sprint")
 }
 
-// resultTemplates computes the shapes of fn's string result from its return statements.
-func (f *fnInfo) resultTemplates() []tmpl {
-	if f.resultDone {
-		return f.result
-	}
-	if f.resultBusy || f.decl == nil || f.decl.Body == nil {
-		return nil
-	}
-	idx := stringResult(f.obj)
-	if idx < 0 {
-		f.resultDone = true
-		return nil
-	}
-	f.resultBusy = true
-	var out []tmpl
-	unknown := false
-	ast.Inspect(f.decl.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			if len(n.Results) == 0 {
-				unknown = true
-				return false
-			}
-			if idx < len(n.Results) && len(n.Results) > 1 || len(n.Results) == 1 && idx == 0 {
-				for _, t := range f.eval(n.Results[idx]) {
-					out = append(out, toResult(t))
-				}
-			} else {
-				unknown = true
-			}
-			return false
-		}
-		return true
-	})
-	f.resultBusy = false
-	f.resultDone = true
-	if unknown {
-		out = append(out, hole()...)
-	}
-	f.result = capAlts(out)
-	return f.result
-}
-
-// toResult keeps what a caller can use: struct field reads become holes, because a value that
-// goes through a call does not carry a sink back.
-func toResult(t tmpl) tmpl {
-	out := tmpl{origin: t.origin}
-	for _, p := range t.parts {
-		if p.Kind == partField {
-			p = part{Part: Part{Kind: PartHole}}
-		}
-		out = concat(out, tmpl{parts: []part{p}})
-	}
-	out.origin = t.origin
-	return out
-}
-
-// stringResult is the index of fn's only string result, or -1.
-func stringResult(fn *types.Func) int {
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok {
-		return -1
-	}
+// stringResult is the index of sig's only string result, or -1.
+func stringResult(sig *types.Signature) int {
 	idx := -1
 	for i := 0; i < sig.Results().Len(); i++ {
 		if isString(sig.Results().At(i).Type()) {
@@ -740,7 +588,7 @@ func interesting(t tmpl) bool {
 	}
 	for i, p := range t.parts {
 		switch p.Kind {
-		case PartParam, PartJoin:
+		case PartParam, PartJoin, PartOuter:
 			return true
 		case PartLit:
 			if i == 0 && strings.HasPrefix(p.Lit, "kri_") {
@@ -751,21 +599,17 @@ func interesting(t tmpl) bool {
 	return false
 }
 
-func toShape(t tmpl) Shape {
-	s := Shape{Parts: make([]Part, len(t.parts))}
-	for i, p := range t.parts {
-		s.Parts[i] = p.Part
-		if p.Kind == partField {
-			s.Parts[i] = Part{Kind: PartHole}
-		}
-	}
-	return s
-}
-
 func fromShape(s Shape) tmpl {
 	t := tmpl{parts: make([]part, len(s.Parts))}
 	for i, p := range s.Parts {
 		t.parts[i] = part{Part: p}
 	}
 	return t
+}
+
+func constantString(v constant.Value) string {
+	if v == nil || v.Kind() != constant.String {
+		return ""
+	}
+	return constant.StringVal(v)
 }

@@ -70,7 +70,7 @@ func pick() string { return "picked:name" }
 
 func IfInit() {
 	if name := pick(); name != "" {
-		_ = &clusterv3.Cluster{Name: name} // want `gets "picked:name" \(variable name \(result of flow\.pick\)\)`
+		_ = &clusterv3.Cluster{Name: name} // want `gets "picked:name" \(result of flow\.pick\)`
 	}
 }
 
@@ -231,11 +231,13 @@ var (
 
 func init() { rewritten = "rewritten:x" }
 
+// Every store to an unexported package variable counts; an exported one may also hold what
+// importers write, which stays unknown, but its own initialiser still counts.
 func PackageVars() {
 	_ = &clusterv3.Cluster{Name: adminName} // want `gets "admin:9901" \(variable adminName \(literal "admin:9901"\)\)`
-	_ = &clusterv3.Cluster{Name: rewritten}
+	_ = &clusterv3.Cluster{Name: rewritten} // want `gets "rewritten:x" \(variable rewritten \(literal "rewritten:x"\)\)`
 	p := &addressed
 	_ = &clusterv3.Cluster{Name: addressed}
-	_ = &clusterv3.Cluster{Name: ExportedVar}
+	_ = &clusterv3.Cluster{Name: ExportedVar} // want `gets "exported:x"`
 	_ = p
 }

@@ -27,21 +27,21 @@ func UseGeneric() {
 	NewBuilder[string]("_gen", "m").Build()
 }
 
-// Named results with a bare return: unknown, never reported.
+// Named results with a bare return: SSA reads them back.
 func named() (name string) {
 	name = "named:x"
 	return
 }
 
-// A function or method value held by a local is followed; a method expression is not.
+// A function or method value held by a local is followed, generic instances included.
 func Indirect() {
 	b := NewBuilder("_ok", 0)
 	build := b.Build
 	_ = build()
 	f := NewBuilder[int]
-	_ = f("fv:x", 0)
+	_ = f("fv:x", 0) // want `clusterv3\.Cluster\.Name gets "fv:x" \(literal "fv:x"\) through odd\.NewBuilder parameter name`
 	_ = (*Builder[int]).Build
-	_ = &clusterv3.Cluster{Name: named()}
+	_ = &clusterv3.Cluster{Name: named()} // want `gets "named:x" \(result of odd\.named\)`
 }
 
 // Embedded go-control-plane type: a promoted field is still the Envoy field.
