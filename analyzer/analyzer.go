@@ -228,7 +228,6 @@ func isErrorMethod(fn *types.Func) bool {
 	return types.Implements(sig.Recv().Type(), errType)
 }
 
-
 type state struct {
 	pass *analysis.Pass
 	cfg  *config

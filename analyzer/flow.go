@@ -894,9 +894,9 @@ func ssaName(fn *ssa.Function) string {
 
 // syntaxIndex maps the positions SSA instructions carry back to the expressions they come from.
 type syntaxIndex struct {
-	values map[token.Pos]ast.Expr     // a stored value, by the position of its store
+	values map[token.Pos]ast.Expr // a stored value, by the position of its store
 	binops map[token.Pos]*ast.BinaryExpr
-	keys   map[token.Pos]ast.Expr     // a map key, by the position of its update
+	keys   map[token.Pos]ast.Expr      // a map key, by the position of its update
 	calls  map[token.Pos]*ast.CallExpr // a call, by its '('
 }
 

@@ -161,7 +161,6 @@ func slicePart(p part, from, to int) part {
 	return out
 }
 
-
 // constTmpl is a string constant of function fn, with the literals or constant uses of fn's
 // source it comes from when that is unambiguous (for the fix).
 func (st *state) constTmpl(fn *ssa.Function, s string) tmpl {
