@@ -113,3 +113,32 @@ func TestForeignFields(t *testing.T) {
 	t.Parallel()
 	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/cfg", "cp/cbuild", "cp/cgen")
 }
+
+// TestFlowShapes follows names through closures returned by helpers, method values, interface
+// calls, fields filled in constructors and maps of name functions, each with a quiet twin.
+func TestFlowShapes(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/namefn", "cp/shapes")
+}
+
+// TestSharedConstantFix: a fix edits each use of a constant that other code also reads, and edits
+// the declaration only of an unexported constant whose every use is an Envoy name — and says so.
+func TestSharedConstantFix(t *testing.T) {
+	t.Parallel()
+	results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), defaults(), "cp/constfix")
+	declFixes := 0
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			for _, f := range d.SuggestedFixes {
+				if strings.Contains(f.Message, "declaration of statsListener, every use of which is an Envoy name") {
+					declFixes++
+				} else if strings.Contains(f.Message, "declaration") {
+					t.Errorf("%s: fix %q edits a declaration", d.Message, f.Message)
+				}
+			}
+		}
+	}
+	if declFixes != 2 {
+		t.Errorf("%d fixes say they edit statsListener's declaration, want 2", declFixes)
+	}
+}

@@ -876,7 +876,7 @@ func (st *state) declared(fn *ssa.Function) (*ssa.Function, int) {
 
 // ssaName names fn for humans: "names.Inbound", "(*b.B).Build", "gen.Inbound$1".
 func ssaName(fn *ssa.Function) string {
-	if obj, ok := fn.Object().(*types.Func); ok && fn.Synthetic == "" {
+	if obj, ok := fn.Object().(*types.Func); ok && fn.Parent() == nil {
 		return funcName(obj)
 	}
 	name := fn.Name()
