@@ -126,20 +126,20 @@ type SinkSpec struct {
 // parser of the -sinks flag and of the golangci-lint plugin's sinks setting.
 func ParseSink(s string) (SinkSpec, error) {
 	if strings.ContainsAny(s, ", \t") {
-		return SinkSpec{}, fmt.Errorf("sink %q: must not contain ',' or spaces", s)
+		return SinkSpec{}, fmt.Errorf("%q: must not contain ',' or spaces", s)
 	}
 	colon := strings.LastIndexByte(s, ':')
 	if colon < 0 {
-		return SinkSpec{}, fmt.Errorf("sink %q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
+		return SinkSpec{}, fmt.Errorf("%q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
 	}
 	idx, err := strconv.Atoi(s[colon+1:])
 	if err != nil || idx < 0 {
-		return SinkSpec{}, fmt.Errorf("sink %q: argument index %q must be a non-negative integer", s, s[colon+1:])
+		return SinkSpec{}, fmt.Errorf("%q: argument index %q must be a non-negative integer", s, s[colon+1:])
 	}
 	name := s[:colon]
 	slash := strings.LastIndexByte(name, '/')
 	if dot := strings.IndexByte(name[slash+1:], '.'); dot <= 0 || strings.HasSuffix(name, ".") {
-		return SinkSpec{}, fmt.Errorf("sink %q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
+		return SinkSpec{}, fmt.Errorf("%q: want pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex", s)
 	}
 	return SinkSpec{Func: name, Arg: idx}, nil
 }

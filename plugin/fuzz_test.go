@@ -5,12 +5,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kriguard/kriguard/analyzer"
 	"github.com/kriguard/kriguard/plugin"
 )
 
 // FuzzNew feeds New the strings a .golangci.yml may hold. It must never panic, must blame the settings in
-// every error, and what it accepts must reach the analyzer's flags unchanged.
+// every error, and what it accepts must reach the analyzer's options unchanged.
 func FuzzNew(f *testing.F) {
 	for _, seed := range [][3]string{
 		{"example.com/cp/builders.NewListenerBuilder:1", "self_", "Mesh"},
@@ -28,7 +27,6 @@ func FuzzNew(f *testing.F) {
 			// YAML, and the JSON golangci-lint re-encodes settings with, cannot carry them.
 			t.Skip("not UTF-8")
 		}
-		restoreDefaults(t)
 		p, err := plugin.New(map[string]any{
 			"sinks":    []any{sink},
 			"prefixes": []any{prefix},
@@ -43,15 +41,15 @@ func FuzzNew(f *testing.F) {
 		if _, err := p.BuildAnalyzers(); err != nil {
 			t.Fatalf("BuildAnalyzers after New accepted the settings: %v", err)
 		}
-		flags := analyzer.Analyzer.Flags
-		if got := flags.Lookup("sinks").Value.String(); got != sink {
-			t.Fatalf("-sinks = %q, want %q", got, sink)
+		got := options(t, p)
+		if got["sinks"] != sink {
+			t.Fatalf("sinks = %q, want %q", got["sinks"], sink)
 		}
-		if got := flags.Lookup("prefixes").Value.String(); got != prefix {
-			t.Fatalf("-prefixes = %q, want %q", got, prefix)
+		if got["prefixes"] != prefix {
+			t.Fatalf("prefixes = %q, want %q", got["prefixes"], prefix)
 		}
-		if got, want := flags.Lookup("types").Value.String(), "FuzzKind:fz:"+scope; got != want {
-			t.Fatalf("-types = %q, want %q", got, want)
+		if want := "FuzzKind:fz:" + scope; got["types"] != want {
+			t.Fatalf("types = %q, want %q", got["types"], want)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package plugin_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,34 +12,28 @@ import (
 	"github.com/kriguard/kriguard/plugin"
 )
 
-// restoreDefaults puts the analyzer back to its default configuration after a test that built the plugin,
-// since the configuration lives in the analyzer's flags.
-func restoreDefaults(t *testing.T) {
-	t.Cleanup(func() {
-		p, err := plugin.New(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.BuildAnalyzers(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
-func flagValues() map[string]string {
-	out := map[string]string{}
-	for _, name := range []string{"strict", "prefixes", "sinks", "types"} {
-		f := analyzer.Analyzer.Flags.Lookup(name)
-		if f == nil {
-			out[name] = "<no such flag>"
-			continue
-		}
-		out[name] = f.Value.String()
+// options returns what the plugin's settings became, as the flags would spell them.
+func options(t *testing.T, p register.LinterPlugin) map[string]string {
+	t.Helper()
+	o := p.(*plugin.Plugin).Options()
+	prefixes := "self_,system_"
+	if o.Prefixes != nil {
+		prefixes = strings.Join(o.Prefixes, ",")
 	}
-	return out
+	types := make([]string, len(o.Types))
+	for i, rt := range o.Types {
+		types[i] = rt.Kind + ":" + rt.ShortName + ":" + rt.Scope.String()
+	}
+	return map[string]string{
+		"strict":   strconv.FormatBool(o.Strict),
+		"prefixes": prefixes,
+		"sinks":    strings.Join(o.Sinks, ","),
+		"types":    strings.Join(types, ","),
+	}
 }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		settings  any
@@ -91,7 +86,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			restoreDefaults(t)
+			t.Parallel()
 			p, err := plugin.New(tt.settings)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -112,10 +107,10 @@ func TestNew(t *testing.T) {
 			if err != nil {
 				t.Fatalf("BuildAnalyzers() error = %v", err)
 			}
-			if len(analyzers) != 1 || analyzers[0] != analyzer.Analyzer {
-				t.Fatalf("BuildAnalyzers() = %v, want exactly analyzer.Analyzer", analyzers)
+			if len(analyzers) != 1 || analyzers[0] == analyzer.Analyzer || analyzers[0].Name != "krilint" {
+				t.Fatalf("BuildAnalyzers() = %v, want one krilint analyzer of its own", analyzers)
 			}
-			got := flagValues()
+			got := options(t, p)
 			for name, want := range tt.wantFlags {
 				if got[name] != want {
 					t.Errorf("flag -%s = %q, want %q", name, got[name], want)
@@ -127,7 +122,7 @@ func TestNew(t *testing.T) {
 
 // TestRegistered checks what golangci-lint does: it looks the plugin up by the name in .golangci.yml.
 func TestRegistered(t *testing.T) {
-	restoreDefaults(t)
+	t.Parallel()
 	newPlugin, err := register.GetPlugin("krilint")
 	if err != nil {
 		t.Fatal(err)
@@ -139,15 +134,18 @@ func TestRegistered(t *testing.T) {
 	if _, err := p.BuildAnalyzers(); err != nil {
 		t.Fatal(err)
 	}
-	if got := flagValues()["strict"]; got != "true" {
-		t.Fatalf("after building the registered plugin with strict: true, -strict = %q", got)
+	if got := options(t, p)["strict"]; got != "true" {
+		t.Fatalf("after building the registered plugin with strict: true, strict = %q", got)
+	}
+	if got := analyzer.Analyzer.Flags.Lookup("strict").Value.String(); got != "false" {
+		t.Fatalf("building the plugin changed analyzer.Analyzer's -strict to %q", got)
 	}
 }
 
 // TestSettingsTakeEffect runs the analyzer the plugin returns: strict mode, the replaced prefix list, the
 // configured sink and the extra type all change what it reports (see testdata/src/cfg/gen).
 func TestSettingsTakeEffect(t *testing.T) {
-	restoreDefaults(t)
+	t.Parallel()
 	p, err := plugin.New(map[string]any{
 		"strict":   true,
 		"prefixes": []any{"mine_"},
