@@ -892,6 +892,14 @@ func ssaName(fn *ssa.Function) string {
 	return name
 }
 
+// outerName names the declared function fn is, or is written in.
+func outerName(fn *ssa.Function) string {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	return ssaName(fn)
+}
+
 // syntaxIndex maps the positions SSA instructions carry back to the expressions they come from.
 type syntaxIndex struct {
 	values map[token.Pos]ast.Expr // a stored value, by the position of its store

@@ -435,14 +435,18 @@ func (st *state) propagate() {
 					if g == nil || p.Param >= len(g.Params) {
 						continue
 					}
-					step := st.step(g, ssaName(g)+" writes parameter "+g.Params[p.Param].Name()+" to "+st.targetDesc(s))
+					what := "parameter " + g.Params[p.Param].Name()
+					if g.Parent() != nil {
+						what += " of a function literal"
+					}
+					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
 					if st.addParamSink(g, p.Param, sk.prepend(step, s.pos())) {
 						changed = true
 					}
 				case partField:
 					who := "package initialisation"
 					if s.fn.Synthetic != "package initializer" {
-						who = ssaName(s.fn)
+						who = outerName(s.fn)
 					}
 					step := st.step(s.fn, who+" writes field "+p.field.Name()+" to "+st.targetDesc(s))
 					if st.addFieldSink(p.field, sk.prepend(step, s.pos())) {

@@ -7,6 +7,10 @@
 //   - direct: names written straight into go-control-plane fields
 //   - traps: strings that look like names but are not, which krilint must leave alone
 //   - registry, configured: a function that is a sink only when -sinks names it, and its callers
+//   - namefn: helpers that return name functions, and resources that name themselves through an
+//     interface with a legacy and a KRI implementation
+//   - shapes: names reaching Envoy through closures returned by namefn, method values, interface
+//     methods, fields filled in a constructor and read in Build, and a map of name functions
 //
 // Every line where krilint must report a name carries a marker comment of the form
 //
@@ -24,7 +28,7 @@
 // test/integration runs krilint over this module and asserts that the markers and the findings are the
 // same set. Lines without a marker must stay quiet.
 //
-// Keep the packages that carry markers (direct, generator, configured) leaves that no other package imports: Go 1.26's
+// Keep the packages that carry markers (direct, generator, configured, shapes) leaves that no other package imports: Go 1.26's
 // go vet caches a package vetted only as a dependency under the same key as the package vetted for itself,
 // without its findings, and would replay that empty result (see docs/krilint.md).
 package envoyvet
