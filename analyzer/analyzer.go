@@ -24,14 +24,16 @@ go-control-plane types: listeners, filter chains, clusters and their alt_stat_na
 cluster load assignments, route configurations, virtual hosts, routes, secrets, the
 stat_prefix of the HTTP connection manager and TCP proxy, the clusters of route actions
 and TCP proxies, and the fields that reference such resources) and checks them with the
-rule of the naming core (SPEC §4): no ':' anywhere; a name that starts with "kri_" must be a
-KRI; names starting with "_" are internal; other names are legacy, reported with -strict.
+rule of the naming core: no ':' anywhere; a name that starts with "kri_" must be a KRI;
+names starting with "_" are internal; other names are legacy, reported with -strict.
 
-Names are followed through constants, concatenations, fmt.Sprintf and fmt.Sprint with a
-constant format, strings.Join with a constant separator, local variables (every definition
-that may reach the use), and helper functions in any package. Sinks are followed back
-through parameters and struct fields that only copy a name, across packages, so a ':' is
-reported where it enters a builder API, not three packages later.`
+Names are followed on SSA through constants, concatenations, fmt.Sprintf and fmt.Sprint
+with a constant format, strings.Join with a constant separator, locals and their phi
+nodes, closures and the functions that return them, method values, functions kept in
+fields and maps, interface methods (every implementation the package and its facts can
+see), struct fields written in one function and read in another, and helper functions in
+any package. Sinks are followed back through parameters and struct fields that only copy a
+name, across packages, so a ':' is reported where it enters a builder API.`
 
 // Options configure one krilint analyzer. The zero value is the default configuration.
 type Options struct {

@@ -52,7 +52,7 @@ func loadFixture(b *testing.B) []*packages.Package {
 // packages.
 func BenchmarkAnalyzer(b *testing.B) {
 	pkgs := loadFixture(b)
-	for _, a := range []*analysis.Analyzer{noop, analyzer.Analyzer} {
+	for _, a := range []*analysis.Analyzer{noop, analyzer.New(analyzer.Options{})} {
 		b.Run(a.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

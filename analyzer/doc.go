@@ -1,5 +1,5 @@
 // Package analyzer defines krilint, a go/analysis analyzer that reports Envoy resource names in Go
-// code that contain ':' or claim to be a KRI without being one (SPEC §4).
+// code that contain ':' or claim to be a KRI without being one (docs/krilint.md).
 //
 // # Analyzer krilint
 //
@@ -20,14 +20,14 @@
 //	// package generator
 //	builders.NewListenerBuilder("v3", names.Inbound(addr, port)) // reported here
 //
-// A value is followed through constants, +, fmt.Sprintf and fmt.Sprint with a constant format (a
-// verb is a hole), strings.Join with a constant separator, net.JoinHostPort, unexported package
-// variables that only their declaration sets, local variables (every definition that
-// may reach the use counts, so a ':' assigned on one branch is reported even if another branch
-// reassigns), and functions in any package whose result shape is exported as a fact (a function
-// returning fmt.Sprintf("inbound:%s:%d", …) taints its callers, as do join helpers called with two
-// parts or more). A value that goes through any other call — a sanitizer, a formatter — is unknown
-// and never reported.
+// Values are followed on the SSA form of the package, which the buildssa pass builds: constants, +,
+// fmt.Sprintf and fmt.Sprint with a constant format (a verb is a hole), strings.Join of a slice literal
+// with a constant separator, net.JoinHostPort, locals through their φ-nodes (every definition that may
+// reach the use), cells captured by closures, package variables, slice literals, and calls into their
+// callees: functions of any package (result shapes are exported as facts), closures returned by
+// functions (closureFact), method values, functions kept in fields or maps, and interface methods —
+// every implementation in the package or described by an imported fact. A value that goes through any
+// other call — a sanitizer, a formatter — is unknown and never reported.
 //
 // The rule is the naming core's (naming.CheckEnvoyPattern): ':' anywhere is reported, with a
 // suggested fix replacing it with '_' when it comes from a literal of the package; a name that
@@ -35,23 +35,27 @@
 // legacy and reported only with -strict. Accepted prefixes are set with -prefixes (default
 // "self_,system_").
 //
-// Flags:
+// Configuration: [New] builds an analyzer from [Options]; [Analyzer] is New over its flags:
 //
 //	-strict          also report legacy names
 //	-prefixes=LIST   comma-separated accepted prefixes
 //	-sinks=LIST      extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex
+//	-types=LIST      extra KRI resource types: Kind:short:Scope
+//
+// A suggested fix replaces ':' with '_' where the value is written: a literal of the package, or the use
+// of a constant; a constant's declaration only when every use of it is an Envoy name. Fixes that cannot
+// be made safe are left out. See docs/krilint.md.
 //
 // A struct field declared in one package and copied to a sink in another is carried by a
 // package fact to the importers of the package that found it, which check the writes to it.
 //
-// What krilint does not follow, by design or for now: calls through interfaces, and through
-// function values other than a local defined once with a function or method (only calls whose
-// callee is known carry sinks and result shapes); writes to such a foreign field from a package
-// that does not import the package that found it to be a sink; names accumulated in slices,
-// maps, strings.Builder or bytes.Buffer; exported variables of the package scope, and unexported
-// ones written anywhere but in their declaration. Those values are unknown and never reported.
+// What krilint does not follow: implementations of an interface in packages that the analysed package
+// does not import; function parameters called as functions; names accumulated in slices, maps,
+// strings.Builder or bytes.Buffer. Those values are unknown and never reported.
 //
 // Packages that import no go-control-plane package, no package with sink facts and hold no
-// configured sink only have their function results summarised, so that running krilint as a vet
-// tool costs little more than type checking.
+// configured sink only have their exported functions' results summarised, and only when they have
+// such a function and are not a dependency at a version; the standard library and go-control-plane
+// are skipped. SSA is built only where it is used, so that running krilint as a vet tool costs little
+// more than type checking.
 package analyzer

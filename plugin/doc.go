@@ -1,6 +1,6 @@
 // Package plugin makes krilint a golangci-lint v2 module plugin. Importing it registers the linter
 // "krilint" with github.com/golangci/plugin-module-register; golangci-lint then calls [New] with the
-// settings of .golangci.yml and runs the analyzer of package analyzer, the same one cmd/krilint runs.
+// settings of .golangci.yml and runs an analyzer of package analyzer, the same analysis cmd/krilint runs.
 //
 // Build a golangci-lint that contains the plugin with `golangci-lint custom` and a .custom-gcl.yml:
 //
@@ -31,7 +31,7 @@
 //	              shortName: mw
 //	              scope: Mesh
 //
-// The settings are those of krilint's flags ([Settings]). The analyzer keeps its configuration in its
-// flags, so one process runs krilint with one configuration: the last plugin built wins. golangci-lint
-// builds the plugin once per run.
+// The settings are those of krilint's flags ([Settings]), checked by the same parser. Each plugin builds
+// its own analyzer with analyzer.New, so several configurations can live in one process and none of them
+// touches the flags of analyzer.Analyzer.
 package plugin
