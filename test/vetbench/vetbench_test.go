@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -150,6 +151,7 @@ func BenchmarkVetTool(b *testing.B) {
 // processes it waited for. On a busy machine the CPU time is the steadier measure.
 type cost struct {
 	wall, cpu time.Duration
+	maxRSS    int64 // KiB: the largest of go vet and the vet tool processes it waited for
 }
 
 // runPair vets the corpus with tools[0] (krilint) and tools[1] (nopvet), starting with each in turn, and
@@ -163,6 +165,7 @@ func runPair(b *testing.B, dir string, round int, tools [2]string, costs *[2]cos
 		c := vet(b, dir, tools[j])
 		costs[j].wall += c.wall
 		costs[j].cpu += c.cpu
+		costs[j].maxRSS = max(costs[j].maxRSS, c.maxRSS)
 	}
 }
 
@@ -177,6 +180,8 @@ func report(b *testing.B, costs [2]cost) {
 	b.ReportMetric(float64(costs[0].cpu.Nanoseconds())/n, "krilint-cpu-ns/op")
 	b.ReportMetric(float64(costs[1].cpu.Nanoseconds())/n, "nop-cpu-ns/op")
 	b.ReportMetric(float64(costs[0].cpu)/float64(costs[1].cpu), "krilint/nop-cpu")
+	b.ReportMetric(float64(costs[0].maxRSS), "krilint-maxrss-KiB")
+	b.ReportMetric(float64(costs[1].maxRSS), "nop-maxrss-KiB")
 }
 
 // vet runs go vet with tool on the corpus. The CPU time comes from the rusage of the go command, which
@@ -191,7 +196,11 @@ func vet(b *testing.B, dir, tool string) cost {
 	if err != nil {
 		b.Fatalf("go vet -vettool=%s on the corpus: %v\n%s", filepath.Base(tool), err, out.Bytes())
 	}
-	return cost{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	c := cost{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		c.maxRSS = ru.Maxrss
+	}
+	return c
 }
 
 // stampedCopy copies the tool and appends a stamp to the copy. The executable runs the same, but its
