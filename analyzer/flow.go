@@ -517,18 +517,15 @@ func (st *state) subst(ts []tmpl, f func(part) ([]tmpl, bool)) []tmpl {
 				acc = product(acc, []tmpl{{parts: []part{p}}})
 			}
 		}
-		for i := range acc {
-			acc[i].origin = t.origin
-			if acc[i].origin == "" {
-				acc[i].origin = originOf(acc[i])
+		if t.origin != "" {
+			for i := range acc {
+				acc[i].origin = t.origin
 			}
 		}
 		out = append(out, acc...)
 	}
 	return capAlts(out)
 }
-
-func originOf(t tmpl) string { return t.origin }
 
 // fullArgs are the arguments of a call with the receiver first, as the callee's Params hold them.
 func fullArgs(c *ssa.CallCommon) []ssa.Value {

@@ -161,28 +161,6 @@ func (st *state) maySinkTarget(t target) bool {
 	return false
 }
 
-// ownerOf returns the struct type that declares the selected field, following embedded fields.
-func ownerOf(sel *types.Selection) *types.Named {
-	t := sel.Recv()
-	idx := sel.Index()
-	for _, i := range idx[:len(idx)-1] {
-		n := namedOf(t)
-		var s *types.Struct
-		if n != nil {
-			s, _ = n.Underlying().(*types.Struct)
-		} else if p, ok := types.Unalias(t).(*types.Pointer); ok {
-			s, _ = p.Elem().Underlying().(*types.Struct)
-		} else {
-			s, _ = t.Underlying().(*types.Struct)
-		}
-		if s == nil || i >= s.NumFields() {
-			return nil
-		}
-		t = s.Field(i).Type()
-	}
-	return namedOf(t)
-}
-
 func (st *state) maySinkField(owner *types.Named, fv *types.Var) bool {
 	if fv.Pkg() == st.pass.Pkg {
 		return true
