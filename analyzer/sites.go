@@ -27,7 +27,6 @@ type site struct {
 	key   bool     // … of a key of the map in field …
 	calls []target // … or an argument of a call of one of these
 	param int      // index in the callee's Params (receiver first)
-	recv  int      // 1 when the call's syntax does not list the receiver among its arguments
 
 	done bool
 	sink Sink
@@ -129,7 +128,7 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 		if sig.Variadic() && i-recv >= sig.Params().Len()-1 {
 			break
 		}
-		s := &site{fn: f, val: a, instr: in, calls: keep, param: i, recv: recv}
+		s := &site{fn: f, val: a, instr: in, calls: keep, param: i}
 		if call != nil && i-recv < len(call.Args) {
 			s.expr = call.Args[i-recv]
 		}
