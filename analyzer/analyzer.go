@@ -163,8 +163,12 @@ func (f *flagValues) parse() (*config, error) {
 			o.Prefixes = append(o.Prefixes, p)
 		}
 	}
+	if err := (Options{Prefixes: o.Prefixes}).Validate(); err != nil {
+		return nil, fmt.Errorf("parsing -prefixes: %w", err)
+	}
 	var err error
-	if o.Sinks, err = SplitList(f.sinks); err != nil {
+	o.Sinks, _ = SplitList(f.sinks)
+	if err := (Options{Sinks: o.Sinks}).Validate(); err != nil {
 		return nil, fmt.Errorf("parsing -sinks: %w", err)
 	}
 	if o.Types, err = ParseTypes(f.types); err != nil {
@@ -172,7 +176,7 @@ func (f *flagValues) parse() (*config, error) {
 	}
 	c, err := o.parse()
 	if err != nil {
-		return nil, fmt.Errorf("krilint flags: %w", err)
+		return nil, fmt.Errorf("parsing -types: %w", err)
 	}
 	return c, nil
 }

@@ -131,8 +131,9 @@ func TestBadFlagsStopTheRun(t *testing.T) {
 			if f == nil {
 				t.Fatal("no flag")
 			}
-			if _, err := a.Run(nil); err == nil {
-				t.Fatal("no error")
+			_, err := a.Run(nil)
+			if err == nil || !strings.HasPrefix(err.Error(), "parsing -"+name+": ") {
+				t.Fatalf("error = %v, want one starting with %q", err, "parsing -"+name+": ")
 			}
 			if got := Analyzer.Flags.Lookup(name).Value.String(); got == value {
 				t.Fatalf("the shared analyzer took another analyzer's flag: -%s=%s", name, got)
