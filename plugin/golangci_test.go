@@ -121,6 +121,7 @@ linters:
 issues:
   max-issues-per-linter: 0
   max-same-issues: 0
+  uniq-by-line: false
 `
 	if err := os.WriteFile(filepath.Join(project, ".golangci.yml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
