@@ -1,4 +1,4 @@
-// Package plugin makes krilint a golangci-lint v2 module plugin. Importing it registers the linter
+// Package golangciplugin makes krilint a golangci-lint v2 module plugin. Importing it registers the linter
 // "krilint" with github.com/golangci/plugin-module-register; golangci-lint then calls [New] with the
 // settings of .golangci.yml and runs an analyzer of package analyzer, the same analysis cmd/krilint runs.
 //
@@ -7,7 +7,7 @@
 //	version: v2.15.0                # the golangci-lint release to build on (v2.15.0 is tested)
 //	plugins:
 //	  - module: github.com/kriguard/kriguard
-//	    import: github.com/kriguard/kriguard/plugin
+//	    import: github.com/kriguard/kriguard/golangciplugin
 //	    version: v0.1.0             # a kriguard release, or path: ./kriguard for a checkout
 //
 // and enable it in .golangci.yml:
@@ -34,4 +34,4 @@
 // The settings are those of krilint's flags ([Settings]), checked by the same parser. Each plugin builds
 // its own analyzer with analyzer.New, so several configurations can live in one process and none of them
 // touches the flags of analyzer.Analyzer.
-package plugin
+package golangciplugin

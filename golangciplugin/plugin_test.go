@@ -1,4 +1,4 @@
-package plugin_test
+package golangciplugin_test
 
 import (
 	"strconv"
@@ -9,13 +9,13 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/kriguard/kriguard/analyzer"
-	"github.com/kriguard/kriguard/plugin"
+	"github.com/kriguard/kriguard/golangciplugin"
 )
 
 // options returns what the plugin's settings became, as the flags would spell them.
 func options(t *testing.T, p register.LinterPlugin) map[string]string {
 	t.Helper()
-	o := p.(*plugin.Plugin).Options()
+	o := p.(*golangciplugin.Plugin).Options()
 	prefixes := "self_,system_"
 	if o.Prefixes != nil {
 		prefixes = strings.Join(o.Prefixes, ",")
@@ -87,7 +87,7 @@ func TestNew(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := plugin.New(tt.settings)
+			p, err := golangciplugin.New(tt.settings)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("New() error = %v, want one containing %q", err, tt.wantErr)
@@ -146,7 +146,7 @@ func TestRegistered(t *testing.T) {
 // configured sink and the extra type all change what it reports (see testdata/src/cfg/gen).
 func TestSettingsTakeEffect(t *testing.T) {
 	t.Parallel()
-	p, err := plugin.New(map[string]any{
+	p, err := golangciplugin.New(map[string]any{
 		"strict":   true,
 		"prefixes": []any{"mine_"},
 		"sinks":    []any{"cfg/registry.Register:0"},

@@ -1,4 +1,4 @@
-package plugin_test
+package golangciplugin_test
 
 import (
 	"bufio"
@@ -75,7 +75,7 @@ func buildGolangciLint(t *testing.T, root, version string) string {
 	}
 	src := filepath.Join(work, "golangci-lint")
 	copyDir(t, mod.Dir, src)
-	plugins := "package main\n\nimport _ \"github.com/kriguard/kriguard/plugin\"\n"
+	plugins := "package main\n\nimport _ \"github.com/kriguard/kriguard/golangciplugin\"\n"
 	if err := os.WriteFile(filepath.Join(src, "cmd", "golangci-lint", "plugins.go"), []byte(plugins), 0o644); err != nil {
 		t.Fatal(err)
 	}

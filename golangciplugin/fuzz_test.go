@@ -1,11 +1,11 @@
-package plugin_test
+package golangciplugin_test
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kriguard/kriguard/plugin"
+	"github.com/kriguard/kriguard/golangciplugin"
 )
 
 // FuzzNew feeds New the strings a .golangci.yml may hold. It must never panic, must blame the settings in
@@ -27,7 +27,7 @@ func FuzzNew(f *testing.F) {
 			// YAML, and the JSON golangci-lint re-encodes settings with, cannot carry them.
 			t.Skip("not UTF-8")
 		}
-		p, err := plugin.New(map[string]any{
+		p, err := golangciplugin.New(map[string]any{
 			"sinks":    []any{sink},
 			"prefixes": []any{prefix},
 			"types":    []any{map[string]any{"kind": "FuzzKind", "shortName": "fz", "scope": scope}},

@@ -1,14 +1,14 @@
-package plugin_test
+package golangciplugin_test
 
 import (
 	"fmt"
 
-	"github.com/kriguard/kriguard/plugin"
+	"github.com/kriguard/kriguard/golangciplugin"
 )
 
 // golangci-lint decodes .golangci.yml and hands krilint's settings to New.
 func ExampleNew() {
-	p, err := plugin.New(map[string]any{
+	p, err := golangciplugin.New(map[string]any{
 		"strict":   true,
 		"prefixes": []any{"self_", "system_"},
 	})
@@ -23,7 +23,7 @@ func ExampleNew() {
 	}
 	fmt.Println(analyzers[0].Name, p.GetLoadMode())
 
-	_, err = plugin.New(map[string]any{"sinks": []any{"example.com/cp/builders.NewListenerBuilder"}})
+	_, err = golangciplugin.New(map[string]any{"sinks": []any{"example.com/cp/builders.NewListenerBuilder"}})
 	fmt.Println(err)
 	// Output:
 	// krilint typesinfo
