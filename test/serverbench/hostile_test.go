@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,16 +88,7 @@ func BenchmarkLargeReviews(b *testing.B) {
 			dir := b.TempDir()
 			ca := writeCerts(b, dir)
 			ports := freePorts(b, 4)
-			kubeconfig := filepath.Join(dir, "kubeconfig")
-			if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: none, cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}}]
-users: [{name: none, user: {token: none}}]
-contexts: [{name: none, context: {cluster: none, user: none}}]
-current-context: none
-`, ports[3])), 0o600); err != nil {
-				b.Fatal(err)
-			}
+			kubeconfig := unreachableKubeconfig(b, dir, ports[3])
 			p := start(b, bin,
 				"--kubeconfig="+kubeconfig,
 				"--cert-management=external",

@@ -86,16 +86,7 @@ func idleRSS(b *testing.B, bin string) float64 {
 	dir := b.TempDir()
 	writeCerts(b, dir)
 	ports := freePorts(b, 4)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: none, cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}}]
-users: [{name: none, user: {token: none}}]
-contexts: [{name: none, context: {cluster: none, user: none}}]
-current-context: none
-`, ports[3])), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	kubeconfig := unreachableKubeconfig(b, dir, ports[3])
 	p := start(b, bin,
 		"--kubeconfig="+kubeconfig,
 		"--cert-management=external",
@@ -248,4 +239,21 @@ func freePorts(b *testing.B, n int) []int {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports
+}
+
+// unreachableKubeconfig writes a kubeconfig whose API server (127.0.0.1:port) nobody serves, for runs of
+// the binary with external certificates that never need the API server, and returns its path.
+func unreachableKubeconfig(b *testing.B, dir string, port int) string {
+	b.Helper()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}}]
+users: [{name: none, user: {token: none}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+current-context: none
+`, port)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return kubeconfig
 }
