@@ -19,9 +19,9 @@ var (
 	originKRIPath        = field.NewPath("status", "origin", "kri")
 )
 
-// fullDecodeKinds are the Kuma kinds whose checks read more of spec than target references: the
+// wholeSpecKinds are the Kuma kinds whose checks read more of spec than target references: the
 // ports of the kinds Kuma names SNIs after, and MeshProxyPatch's hand-typed names.
-var fullDecodeKinds = map[string]bool{
+var wholeSpecKinds = map[string]bool{
 	"MeshService": true, "MeshMultiZoneService": true, "MeshExternalService": true, "MeshProxyPatch": true,
 }
 
@@ -211,14 +211,13 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 	var ports []port
 	switch kind {
 	case "MeshExternalService":
-		match, _ := mapAt(obj.full, "spec", "match")
+		match, _ := mapAt(obj.specMap(), "match")
 		if n, ok := portNumber(match["port"]); ok {
 			p := specPath.Child("match")
 			ports = append(ports, port{n, p, p.Child("port")})
 		}
 	default:
-		spec, _ := mapAt(obj.full, "spec")
-		list, _ := spec["ports"].([]any)
+		list, _ := obj.specMap()["ports"].([]any)
 		for i, item := range list {
 			m, ok := item.(map[string]any)
 			if !ok {
@@ -327,7 +326,7 @@ const UnifiedNameTag = "kuma.io/unified-name"
 // naming. Other names are left alone.
 func (c *Config) proxyPatchErrors(obj *admitted, errs field.ErrorList) (field.ErrorList, field.ErrorList) {
 	var notes field.ErrorList
-	mods, _ := mapAt(obj.full, "spec", "default")
+	mods, _ := mapAt(obj.specMap(), "default")
 	list, _ := mods["appendModifications"].([]any)
 	base := specPath.Child("default", "appendModifications")
 	for i, item := range list {

@@ -177,9 +177,9 @@ type guard struct {
 	enforcement Enforcement
 	// kri is set for kinds named by a KRI; the other guarded kinds are Kong kinds.
 	kri bool
-	// full is set for kinds whose checks read the whole object (Kong kinds, and the Kuma kinds of
-	// fullDecodeKinds); the others are read by the fast decoder.
-	full bool
+	// wholeSpec is set for kinds whose checks read more of spec than target references (Kong
+	// kinds, and the Kuma kinds of wholeSpecKinds).
+	wholeSpec bool
 }
 
 // DefaultConfig returns the built-in configuration: every Kuma kind that has a CRD and the six Kong
@@ -350,7 +350,7 @@ func buildConfig(c *Config) (*Config, error) {
 	for _, gk := range order {
 		k := merged[gk]
 		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: gk.Group != KongGroup}
-		g.full = !g.kri || gk.Group == KumaGroup && fullDecodeKinds[gk.Kind]
+		g.wholeSpec = !g.kri || gk.Group == KumaGroup && wholeSpecKinds[gk.Kind]
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement
 		}

@@ -85,8 +85,11 @@ func bindingRefs(obj *admitted) (target, plugin string) {
 	return target, stringAt(obj, "spec", "pluginRef", "name")
 }
 
-// stringAt returns the string at path in obj, which was decoded in full, or "" when there is none.
+// stringAt returns the string at path in obj, whose spec was decoded, or "" when there is none.
 func stringAt(obj *admitted, path ...string) string {
-	v, _, _ := unstructured.NestedString(obj.full, path...)
+	if len(path) == 0 || path[0] != "spec" {
+		return ""
+	}
+	v, _, _ := unstructured.NestedString(obj.specMap(), path[1:]...)
 	return v
 }

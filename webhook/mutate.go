@@ -59,7 +59,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Allowed("")
 	}
 	log := logf.FromContext(ctx)
-	obj, err := decodeObject(req.Object, "object", g.gk, g.full)
+	obj, err := decodeObject(req.Object, "object", g.gk, g.wholeSpec)
 	if err != nil {
 		d.count(req.Operation, decisionError)
 		log.Info("bad request", "error", err.Error())

@@ -41,7 +41,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	}
 	log := logf.FromContext(ctx)
 
-	obj, err := decodeObject(req.Object, "object", g.gk, g.full)
+	obj, err := decodeObject(req.Object, "object", g.gk, g.wholeSpec)
 	if err != nil {
 		d.count(req.Operation, decisionError)
 		log.Info("bad request", "error", err.Error())
@@ -56,7 +56,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 
 	var warnings []string
 	if req.Operation == admissionv1.Update {
-		old, err := decodeObject(req.OldObject, "oldObject", g.gk, g.full)
+		old, err := decodeObject(req.OldObject, "oldObject", g.gk, g.wholeSpec)
 		if err != nil {
 			d.count(req.Operation, decisionError)
 			log.Info("bad request", "error", err.Error())
