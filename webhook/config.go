@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kriguard/kriguard/naming"
@@ -212,68 +212,23 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// ParseConfig decodes and checks a configuration document, as LoadConfig does for a file.
+// ParseConfig decodes and checks a configuration document, as LoadConfig does for a file. Keys
+// are matched exactly, as the API server matches them: a key of another case (APIVERSION,
+// defaultenforcement) is an unknown field, reported with its path like every other one.
 func ParseConfig(data []byte) (*Config, error) {
-	var c Config
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		// encoding/json names an unknown field without its place; find every one with its path,
-		// as the API server's strict field validation does.
-		var doc any
-		if yaml.Unmarshal(data, &doc) == nil {
-			if unknown := unknownFields(doc, reflect.TypeFor[Config](), nil); len(unknown) > 0 {
-				return nil, fmt.Errorf("decoding: %w", errors.Join(unknown...))
-			}
-		}
+	doc, err := yaml.YAMLToJSONStrict(data) // refuses duplicate keys
+	if err != nil {
 		return nil, fmt.Errorf("decoding: %w", err)
 	}
+	var c Config
+	strict, err := json.UnmarshalStrict(doc, &c)
+	if err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf("decoding: %w", errors.Join(strict...))
+	}
 	return buildConfig(&c)
-}
-
-// unknownFields lists the keys of doc that t, a struct or slice of structs with json tags, does
-// not have, each as `unknown field "kinds[0].mode"`.
-func unknownFields(doc any, t reflect.Type, p *field.Path) []error {
-	var errs []error
-	switch t.Kind() {
-	case reflect.Slice:
-		if items, ok := doc.([]any); ok {
-			for i, item := range items {
-				errs = append(errs, unknownFields(item, t.Elem(), p.Index(i))...)
-			}
-		}
-	case reflect.Struct:
-		m, ok := doc.(map[string]any)
-		if !ok {
-			return nil
-		}
-		fields := map[string]reflect.Type{}
-		for i := range t.NumField() {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-				fields[name] = t.Field(i).Type
-			}
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			child := childPath(p, k)
-			ft, known := fields[k]
-			if !known {
-				errs = append(errs, fmt.Errorf("unknown field %q", child.String()))
-				continue
-			}
-			errs = append(errs, unknownFields(m[k], ft, child)...)
-		}
-	}
-	return errs
-}
-
-func childPath(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
 }
 
 // buildConfig checks c, registers its types and resolves the guarded kinds over the defaults.
