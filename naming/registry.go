@@ -50,6 +50,10 @@ type ResourceType struct {
 	// Legacy kinds (Dataplane, Mesh, MeshGateway, ZoneIngress, ZoneEgress, Zone) keep their mesh in
 	// the object's top-level mesh field; the others in the kuma.io/mesh label. See docs/kri.md.
 	Legacy bool
+	// CRD says that current Kuma releases ship a CRD for the kind (group kuma.io, version
+	// v1alpha1): the kinds the webhook guards by default. MeshGateway, ZoneIngress and ZoneEgress
+	// have none.
+	CRD bool
 }
 
 // Validate reports what is wrong with t, if anything.
@@ -190,38 +194,39 @@ func (r *Registry) shortNames() []string {
 func KumaTypes() []ResourceType {
 	m, g := ScopeMesh, ScopeGlobal
 	legacy, label := true, false // where the mesh comes from: the top-level field or the label
+	crd, none := true, false     // whether current releases ship a CRD for the kind
 	return []ResourceType{
-		{"Dataplane", "dp", m, legacy},
-		{"Mesh", "m", g, legacy},
-		{"Zone", "z", g, legacy},
-		{"HostnameGenerator", "hg", g, label},
-		{"MeshExternalService", "extsvc", m, label},
-		{"MeshIdentity", "mid", m, label},
-		{"MeshMultiZoneService", "mzsvc", m, label},
-		{"MeshOpenTelemetryBackend", "motb", m, label},
-		{"MeshService", "msvc", m, label},
-		{"MeshTrust", "mtrust", m, label},
-		{"MeshZoneAddress", "mza", m, label},
-		{"Workload", "wl", m, label},
-		{"MeshAccessLog", "mal", m, label},
-		{"MeshCircuitBreaker", "mcb", m, label},
-		{"MeshFaultInjection", "mfi", m, label},
-		{"MeshHTTPRoute", "mhttpr", m, label},
-		{"MeshHealthCheck", "mhc", m, label},
-		{"MeshLoadBalancingStrategy", "mlbs", m, label},
-		{"MeshMetric", "mm", m, label},
-		{"MeshPassthrough", "mp", m, label},
-		{"MeshProxyPatch", "mpp", m, label},
-		{"MeshRateLimit", "mrl", m, label},
-		{"MeshRetry", "mr", m, label},
-		{"MeshTCPRoute", "mtcpr", m, label},
-		{"MeshTLS", "mtls", m, label},
-		{"MeshTimeout", "mt", m, label},
-		{"MeshTrace", "mtr", m, label},
-		{"MeshTrafficPermission", "mtp", m, label},
-		{"MeshGateway", "mgw", m, legacy},
-		{"ZoneIngress", "zi", g, legacy},
-		{"ZoneEgress", "ze", g, legacy},
+		{"Dataplane", "dp", m, legacy, crd},
+		{"Mesh", "m", g, legacy, crd},
+		{"Zone", "z", g, legacy, crd},
+		{"HostnameGenerator", "hg", g, label, crd},
+		{"MeshExternalService", "extsvc", m, label, crd},
+		{"MeshIdentity", "mid", m, label, crd},
+		{"MeshMultiZoneService", "mzsvc", m, label, crd},
+		{"MeshOpenTelemetryBackend", "motb", m, label, crd},
+		{"MeshService", "msvc", m, label, crd},
+		{"MeshTrust", "mtrust", m, label, crd},
+		{"MeshZoneAddress", "mza", m, label, crd},
+		{"Workload", "wl", m, label, crd},
+		{"MeshAccessLog", "mal", m, label, crd},
+		{"MeshCircuitBreaker", "mcb", m, label, crd},
+		{"MeshFaultInjection", "mfi", m, label, crd},
+		{"MeshHTTPRoute", "mhttpr", m, label, crd},
+		{"MeshHealthCheck", "mhc", m, label, crd},
+		{"MeshLoadBalancingStrategy", "mlbs", m, label, crd},
+		{"MeshMetric", "mm", m, label, crd},
+		{"MeshPassthrough", "mp", m, label, crd},
+		{"MeshProxyPatch", "mpp", m, label, crd},
+		{"MeshRateLimit", "mrl", m, label, crd},
+		{"MeshRetry", "mr", m, label, crd},
+		{"MeshTCPRoute", "mtcpr", m, label, crd},
+		{"MeshTLS", "mtls", m, label, crd},
+		{"MeshTimeout", "mt", m, label, crd},
+		{"MeshTrace", "mtr", m, label, crd},
+		{"MeshTrafficPermission", "mtp", m, label, crd},
+		{"MeshGateway", "mgw", m, legacy, none},
+		{"ZoneIngress", "zi", g, legacy, none},
+		{"ZoneEgress", "ze", g, legacy, none},
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func TestKumaTypes(t *testing.T) {
-	// SPEC §1's table, spelled out independently of KumaTypes.
+	// Kuma's resource types (docs/kri.md), spelled out independently of KumaTypes.
 	want := "dp:M m:G z:G hg:G extsvc:M mid:M mzsvc:M motb:M msvc:M mtrust:M mza:M wl:M mal:M mcb:M mfi:M " +
 		"mhttpr:M mhc:M mlbs:M mm:M mp:M mpp:M mrl:M mr:M mtcpr:M mtls:M mt:M mtr:M mtp:M mgw:M zi:G ze:G"
 	for _, pair := range strings.Fields(want) {
@@ -25,7 +25,7 @@ func TestKumaTypes(t *testing.T) {
 		}
 	}
 	if n := len(Default.Types()); n != len(strings.Fields(want)) {
-		t.Errorf("Default has %d types, SPEC lists %d", n, len(strings.Fields(want)))
+		t.Errorf("Default has %d types, the table lists %d", n, len(strings.Fields(want)))
 	}
 }
 
@@ -35,15 +35,15 @@ func TestRegister(t *testing.T) {
 		typ     ResourceType
 		wantErr string
 	}{
-		{"new type", ResourceType{"MeshWidget", "mw", ScopeMesh, false}, ""},
-		{"identical again", ResourceType{"MeshTimeout", "mt", ScopeMesh, false}, ""},
-		{"short name taken", ResourceType{"MeshTable", "mt", ScopeMesh, false}, `short name "mt" is already registered for kind "MeshTimeout"`},
-		{"kind taken", ResourceType{"MeshTimeout", "mto", ScopeMesh, false}, `kind "MeshTimeout" is already registered as "mt"`},
-		{"scope changed", ResourceType{"MeshTimeout", "mt", ScopeGlobal, false}, `already registered`},
-		{"bad short name", ResourceType{"MeshX", "m-x", ScopeMesh, false}, `short name "m-x" must be 1-63 lowercase letters`},
-		{"empty kind", ResourceType{"", "x", ScopeMesh, false}, "kind must not be empty"},
-		{"odd kind", ResourceType{"Mesh.X", "x", ScopeMesh, false}, "must contain only letters and digits"},
-		{"no scope", ResourceType{"MeshX", "x", 0, false}, "scope"},
+		{"new type", ResourceType{"MeshWidget", "mw", ScopeMesh, false, false}, ""},
+		{"identical again", ResourceType{"MeshTimeout", "mt", ScopeMesh, false, true}, ""},
+		{"short name taken", ResourceType{"MeshTable", "mt", ScopeMesh, false, false}, `short name "mt" is already registered for kind "MeshTimeout"`},
+		{"kind taken", ResourceType{"MeshTimeout", "mto", ScopeMesh, false, false}, `kind "MeshTimeout" is already registered as "mt"`},
+		{"scope changed", ResourceType{"MeshTimeout", "mt", ScopeGlobal, false, false}, `already registered`},
+		{"bad short name", ResourceType{"MeshX", "m-x", ScopeMesh, false, false}, `short name "m-x" must be 1-63 lowercase letters`},
+		{"empty kind", ResourceType{"", "x", ScopeMesh, false, false}, "kind must not be empty"},
+		{"odd kind", ResourceType{"Mesh.X", "x", ScopeMesh, false, false}, "must contain only letters and digits"},
+		{"no scope", ResourceType{"MeshX", "x", 0, false, false}, "scope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestRegistryAtomicBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = r.Register(ResourceType{"A", "a", ScopeMesh, false}, ResourceType{"B", "a", ScopeMesh, false})
+	err = r.Register(ResourceType{"A", "a", ScopeMesh, false, false}, ResourceType{"B", "a", ScopeMesh, false, false})
 	if err == nil {
 		t.Fatal("conflicting batch accepted")
 	}

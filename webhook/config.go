@@ -53,18 +53,6 @@ var kongKinds = []KindConfig{
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongUpstream"},
 }
 
-// kumaKinds are the Kuma kinds with a KRI (docs/kri.md) that Kuma ships a CRD for (group kuma.io, version
-// v1alpha1). MeshGateway, ZoneIngress and ZoneEgress are known to the registry but have no CRD in
-// current releases; the *Insight kinds and ContainerPatch have no KRI.
-var kumaKinds = []string{
-	"Dataplane", "HostnameGenerator", "Mesh", "MeshAccessLog", "MeshCircuitBreaker",
-	"MeshExternalService", "MeshFaultInjection", "MeshHTTPRoute", "MeshHealthCheck", "MeshIdentity",
-	"MeshLoadBalancingStrategy", "MeshMetric", "MeshMultiZoneService", "MeshOpenTelemetryBackend",
-	"MeshPassthrough", "MeshProxyPatch", "MeshRateLimit", "MeshRetry", "MeshService", "MeshTCPRoute",
-	"MeshTLS", "MeshTimeout", "MeshTrace", "MeshTrafficPermission", "MeshTrust", "MeshZoneAddress",
-	"Workload", "Zone",
-}
-
 // Config is the webhook's configuration: the guarded kinds and how strictly each is enforced. Load
 // it with LoadConfig or take DefaultConfig; a Config is read-only once loaded and safe for
 // concurrent use.
@@ -397,11 +385,17 @@ func (c *Config) RequesterEnforcement(gk schema.GroupKind, user string, groups [
 	return e, override, true
 }
 
+// defaultKinds are the guarded kinds of a configuration that lists none: the Kuma kinds of the
+// naming registry that Kuma ships a CRD for (naming.ResourceType.CRD), in kind order, then the
+// Kong kinds.
 func defaultKinds() []KindConfig {
-	out := make([]KindConfig, 0, len(kumaKinds)+len(kongKinds))
-	for _, k := range kumaKinds {
-		out = append(out, KindConfig{Group: KumaGroup, Version: "v1alpha1", Kind: k})
+	var out []KindConfig
+	for _, t := range naming.KumaTypes() {
+		if t.CRD {
+			out = append(out, KindConfig{Group: KumaGroup, Version: "v1alpha1", Kind: t.Kind})
+		}
 	}
+	slices.SortFunc(out, func(a, b KindConfig) int { return strings.Compare(a.Kind, b.Kind) })
 	return append(out, kongKinds...)
 }
 

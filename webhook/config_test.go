@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
 )
 
 func TestDefaultConfig(t *testing.T) {
 	c := DefaultConfig()
 	kinds := c.GuardedKinds()
-	if len(kinds) != len(kumaKinds)+6 {
-		t.Fatalf("%d guarded kinds, want %d", len(kinds), len(kumaKinds)+6)
+	// Kuma's kinds with a KRI and a CRD (docs/kri.md), counted independently of the registry.
+	if want := 28 + len(kongKinds); len(kinds) != want {
+		t.Fatalf("%d guarded kinds, want %d", len(kinds), want)
 	}
 	for _, k := range kinds {
 		if k.Enforcement != EnforcementDeny {
@@ -50,36 +53,62 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-// TestDefaultKumaKindsHaveCRDs checks the built-in list against the upstream CRDs when the
-// reference folder is there: every kind with a short name (a KRI type) is guarded.
-func TestDefaultKumaKindsHaveCRDs(t *testing.T) {
-	dir := "../../shared/crds/kuma"
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if len(files) == 0 {
-		t.Fatalf("no upstream Kuma CRDs in %s: the tests read the real CRDs from ../shared/crds beside the checkout, as CI has it", dir)
+// TestKindListDrift holds the one list of Kuma kinds, naming's registry, to the upstream CRDs, and
+// the webhook's defaults to the registry: a Kuma CRD with kubectl short names is a kind with a KRI,
+// which the registry must know with CRD set; a kind the registry marks CRD must have an upstream CRD;
+// the webhook guards exactly those and the Kong kinds, each at a version its CRD serves. The chart's
+// default kinds are held to DefaultConfig by test/chart.
+func TestKindListDrift(t *testing.T) {
+	loaded, err := testenv.LoadKinds(testenv.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	c := DefaultConfig()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kind := yamlLine(string(b), "    kind: ")
-		hasShort := strings.Contains(string(b), "    shortNames:")
-		_, guarded := c.Enforcement(schema.GroupKind{Group: KumaGroup, Kind: kind})
-		if hasShort != guarded {
-			t.Errorf("%s: kind %s has short names %v, guarded %v", filepath.Base(f), kind, hasShort, guarded)
+	upstream := map[schema.GroupKind]testenv.Kind{}
+	for _, k := range loaded {
+		if k.Upstream {
+			upstream[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = k
 		}
 	}
-}
-
-func yamlLine(doc, prefix string) string {
-	for _, line := range strings.Split(doc, "\n") {
-		if v, ok := strings.CutPrefix(line, prefix); ok {
-			return strings.TrimSpace(v)
+	for gk, k := range upstream {
+		if gk.Group != KumaGroup {
+			continue
+		}
+		rt, known := naming.Default.ByKind(gk.Kind)
+		switch hasKRI := len(k.ShortNames) > 0; {
+		case hasKRI && !known:
+			t.Errorf("%s: upstream CRD %s with short names %v, unknown to naming's registry", gk.Kind, k.Source, k.ShortNames)
+		case hasKRI && !rt.CRD:
+			t.Errorf("%s: upstream CRD %s, but naming's registry says it has none", gk.Kind, k.Source)
+		case !hasKRI && known:
+			t.Errorf("%s: in naming's registry, but its upstream CRD %s has no short names", gk.Kind, k.Source)
 		}
 	}
-	return ""
+	guarded := map[schema.GroupKind]bool{}
+	for _, k := range DefaultConfig().GuardedKinds() {
+		gk := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+		guarded[gk] = true
+		crd, ok := upstream[gk]
+		switch {
+		case !ok:
+			t.Errorf("%s is guarded by default but has no upstream CRD", gk)
+		case !slices.Contains(crd.Versions, k.Version):
+			t.Errorf("%s is guarded at version %s, its CRD serves %v", gk, k.Version, crd.Versions)
+		}
+	}
+	for _, rt := range naming.KumaTypes() {
+		gk := schema.GroupKind{Group: KumaGroup, Kind: rt.Kind}
+		if _, ok := upstream[gk]; ok != rt.CRD {
+			t.Errorf("%s: naming's registry says CRD %v, an upstream CRD exists: %v", rt.Kind, rt.CRD, ok)
+		}
+		if guarded[gk] != rt.CRD {
+			t.Errorf("%s: guarded by default %v, naming's registry says CRD %v", rt.Kind, guarded[gk], rt.CRD)
+		}
+	}
+	for gk := range upstream {
+		if gk.Group == KongGroup && !guarded[gk] {
+			t.Errorf("%s has an upstream CRD but is not guarded by default", gk)
+		}
+	}
 }
 
 func TestParseConfig(t *testing.T) {
