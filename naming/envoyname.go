@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// The Envoy-name rule of SPEC §4, written once here and used by krilint (over names and over
-// names known only partly) and by anything else that hands names to Envoy.
+// The Envoy-name rule (docs/krilint.md, "Rules"), written once here and used by krilint (over names
+// and over names known only partly) and by anything else that hands names to Envoy.
 
-// EnvoyRule is a rule of SPEC §4 that an Envoy resource name can break.
+// EnvoyRule is a rule of the Envoy-name check that an Envoy resource name can break.
 type EnvoyRule uint8
 
 const (
@@ -486,7 +486,7 @@ func walkSegments(parts []PatternPart, r *Registry, add func(patternProblem)) {
 			s.empty = false
 			s.last, s.lastLit = c, true
 			s.litLen++
-			if k > 0 && !Fields[k-1].IsChar(c) && !s.hasBadChar {
+			if k > 0 && !Fields()[k-1].IsChar(c) && !s.hasBadChar {
 				s.badChar, s.hasBadChar = c, true
 			}
 		}
@@ -497,7 +497,7 @@ func walkSegments(parts []PatternPart, r *Registry, add func(patternProblem)) {
 	var rt ResourceType
 	known := false
 	for i := 1; i < Segments; i++ {
-		s, f := &segs[i], Fields[i-1]
+		s, f := &segs[i], Fields()[i-1]
 		if f == FieldType && !s.holes && s.litKnown {
 			rt, known = checkTypeLiteral(s.lit, r, add)
 			continue

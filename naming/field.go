@@ -20,8 +20,10 @@ const (
 	FieldSection
 )
 
-// Fields lists every field in string order.
-var Fields = [...]Field{FieldType, FieldMesh, FieldZone, FieldNamespace, FieldName, FieldSection}
+// Fields returns every field in string order.
+func Fields() [6]Field {
+	return [...]Field{FieldType, FieldMesh, FieldZone, FieldNamespace, FieldName, FieldSection}
+}
 
 // Character classes. One table lookup tells which classes a byte belongs to, so that every
 // field check is a single pass over the bytes with no allocation.

@@ -95,7 +95,7 @@ func TestFieldPredicates(t *testing.T) {
 	if FieldName.MaxLen() != 253 || FieldMesh.MaxLen() != 63 {
 		t.Error("max lengths wrong")
 	}
-	for i, f := range Fields {
+	for i, f := range Fields() {
 		if int(f) != i {
 			t.Errorf("Fields[%d] = %d", i, f)
 		}

@@ -136,7 +136,7 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 		var from *field.Path
 		k.Mesh, from = MeshOf(obj, t)
 		if from != nil {
-			errs = append(errs, r.MeshErrors(t, known, k.Mesh, from)...)
+			errs = append(errs, meshErrors(t, known, k.Mesh, from)...)
 		}
 	}
 

@@ -718,7 +718,7 @@ func TestMutator(t *testing.T) {
 		want []jsonpatch.Operation
 	}{
 		{
-			// SPEC §2 vector: (default, backend, east, kuma-demo) → backend-4dv9w4x47w8w98v4.
+			// KDS hash-suffix vector (naming/hashsuffix): (default, backend, east, kuma-demo) → backend-4dv9w4x47w8w98v4.
 			name: "generateName gets the KDS name",
 			req:  request(admissionv1.Create, gen, nil),
 			want: []jsonpatch.Operation{
@@ -728,7 +728,7 @@ func TestMutator(t *testing.T) {
 			},
 		},
 		{
-			// SPEC §2 vector: (default, without-namespace) → without-namespace-c5v4498z5w4x9bcx: no
+			// KDS hash-suffix vector (naming/hashsuffix): (default, without-namespace) → without-namespace-c5v4498z5w4x9bcx: no
 			// namespace label, so metadata.namespace is not hashed.
 			name: "no labels: mesh default, no zone, no namespace",
 			req:  request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "", nil, nil).with("generateName", "without-namespace-"), nil),
@@ -760,7 +760,7 @@ func TestMutator(t *testing.T) {
 			},
 		},
 		{
-			// SPEC §2 vector: (mesh "", foo) → foo-zxw6c95d42zfz9cc.
+			// KDS hash-suffix vector (naming/hashsuffix): (mesh "", foo) → foo-zxw6c95d42zfz9cc.
 			name: "Dataplane hashes its top-level mesh",
 			req:  request(admissionv1.Create, kuma("Dataplane", "ns", "", nil, obj{"mesh": "custom-mesh"}).with("generateName", "dp-"), nil),
 			want: []jsonpatch.Operation{

@@ -44,7 +44,7 @@ type Mutator struct {
 var _ admission.Handler = (*Mutator)(nil)
 
 // NewMutator returns the handler of /mutate for c.
-func NewMutator(c *Config) admission.Handler { return &Mutator{cfg: c} }
+func NewMutator(c *Config) *Mutator { return &Mutator{cfg: c} }
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {

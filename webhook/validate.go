@@ -24,7 +24,7 @@ type Validator struct {
 var _ admission.Handler = (*Validator)(nil)
 
 // NewValidator returns the handler of /validate for c.
-func NewValidator(c *Config) admission.Handler { return &Validator{cfg: c} }
+func NewValidator(c *Config) *Validator { return &Validator{cfg: c} }
 
 // Handle decides one admission request.
 //

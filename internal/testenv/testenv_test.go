@@ -77,8 +77,8 @@ func TestAPIServerReportsPinnedVersion(t *testing.T) {
 	}
 }
 
-// guardedKinds are the kinds kriguard guards (SPEC §1 and §3) plus the other Kuma kinds upstream ships
-// CRDs for: the harness must serve every one of them.
+// guardedKinds are the kinds kriguard guards by default (naming's registry) plus the other Kuma kinds
+// upstream ships CRDs for: the harness must serve every one of them.
 var guardedKinds = map[string][]string{
 	"kuma.io": {
 		"ContainerPatch", "Dataplane", "DataplaneInsight", "HostnameGenerator", "Mesh", "MeshAccessLog",
