@@ -130,6 +130,9 @@ func compareDecoders(t *testing.T, raw []byte) {
 	if err != nil {
 		return
 	}
+	if !stdjson.Valid(raw) {
+		t.Fatalf("decodePartial took input that is not one JSON value: %q", raw)
+	}
 	whole, err := decodePartial(raw, meshTimeoutGK, true)
 	if err != nil {
 		t.Fatalf("decodePartial took the object for target references but not whole: %v", err)
