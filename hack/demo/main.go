@@ -176,7 +176,7 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 // extraCRDsNote says where the upstream CRDs come from: always the shared folders, and those of
 // KRIGUARD_EXTRA_CRDS when it names any.
 func extraCRDsNote() string {
-	note := ", the upstream ones of " + strings.Join(testenv.UpstreamCRDDirs, " and ")
+	note := ", the upstream ones of " + strings.Join(testenv.UpstreamCRDDirs(), " and ")
 	if v := os.Getenv(testenv.ExtraCRDsEnv); v != "" {
 		note += " and those of " + v
 	}

@@ -1,11 +1,7 @@
 package testenv
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,8 +10,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // ExtraCRDsEnv names the environment variable that lists, separated by ':', folders of CRDs to load
@@ -25,16 +20,16 @@ const ExtraCRDsEnv = "KRIGUARD_EXTRA_CRDS"
 // OwnCRDDir is the folder, relative to the repository root, of the project's own test CRDs.
 const OwnCRDDir = "test/crds"
 
-// UpstreamCRDDirs are the folders, relative to the repository root, of the real, unmodified Kuma and
-// Kong CRDs: shared reference data beside the checkout (CI has it there), never copied into the
+// UpstreamCRDDirs returns the folders, relative to the repository root, of the real, unmodified Kuma
+// and Kong CRDs: shared reference data beside the checkout (CI has it there), never copied into the
 // repository. Every control plane loads them.
-var UpstreamCRDDirs = []string{"../shared/crds/kuma", "../shared/crds/kong"}
+func UpstreamCRDDirs() []string { return []string{"../shared/crds/kuma", "../shared/crds/kong"} }
 
 // upstreamCRDDirs returns UpstreamCRDDirs taken from root, or an error that says what is missing and
 // why the tests need it.
 func upstreamCRDDirs(root string) ([]string, error) {
-	dirs := make([]string, 0, len(UpstreamCRDDirs))
-	for _, d := range UpstreamCRDDirs {
+	dirs := make([]string, 0, 2)
+	for _, d := range UpstreamCRDDirs() {
 		abs := filepath.Clean(filepath.Join(root, d))
 		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
 			return nil, fmt.Errorf("the upstream Kuma and Kong CRDs are missing: no folder %s (%s from the repository root). "+
@@ -136,7 +131,10 @@ func loadCRDs(ownDir string, extraDirs []string) ([]sourcedCRD, error) {
 	return out, nil
 }
 
-// readCRDDir reads every CRD in the .yaml, .yml and .json files under dir, in lexical order.
+// readCRDDir reads the CRDs of every file under dir with envtest's own reader
+// (envtest.ReadCRDFiles: .yaml, .yml and .json files, documents of other kinds skipped), one file
+// at a time so that each CRD keeps its file and a name defined in two files is seen; envtest reads
+// only the top of a folder, so the walk into subfolders is here. Every CRD must pass checkCRD.
 func readCRDDir(dir string, upstream bool) ([]sourcedCRD, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -147,29 +145,14 @@ func readCRDDir(dir string, upstream bool) ([]sourcedCRD, error) {
 	}
 	var out []sourcedCRD
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || d.IsDir() {
 			return err
 		}
-		if d.IsDir() {
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".yaml", ".yml", ".json":
-		default:
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		crds, err := decodeCRDs(data)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
-		}
+		crds, err := readCRDFile(path)
 		for _, c := range crds {
 			out = append(out, sourcedCRD{crd: c, source: path, upstream: upstream})
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading CRD folder %s: %w", dir, err)
@@ -177,46 +160,20 @@ func readCRDDir(dir string, upstream bool) ([]sourcedCRD, error) {
 	return out, nil
 }
 
-// decodeCRDs decodes the apiextensions.k8s.io/v1 CustomResourceDefinitions of a YAML stream (or JSON
-// document). Documents of other kinds are ignored, so a folder may hold a kustomization or the like; a
-// document that cannot be decoded, or a CRD missing the names the harness relies on, is an error.
-func decodeCRDs(data []byte) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var out []*apiextensionsv1.CustomResourceDefinition
-	for n := 1; ; n++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var head struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-		}
-		if err := yaml.Unmarshal(doc, &head); err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if head.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		if head.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
-			return nil, fmt.Errorf("document %d: CustomResourceDefinition of apiVersion %q, want %s",
-				n, head.APIVersion, apiextensionsv1.SchemeGroupVersion)
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(doc, crd); err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if err := checkCRD(crd); err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		out = append(out, crd)
+// readCRDFile reads the CRDs of one file with envtest.ReadCRDFiles, sorted by name (envtest
+// returns them in map order), and checks each.
+func readCRDFile(path string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	opts := envtest.CRDInstallOptions{Paths: []string{path}, ErrorIfPathMissing: true}
+	if err := envtest.ReadCRDFiles(&opts); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	slices.SortFunc(opts.CRDs, func(a, b *apiextensionsv1.CustomResourceDefinition) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range opts.CRDs {
+		if err := checkCRD(c); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	return opts.CRDs, nil
 }
 
 // checkCRD rejects the mistakes that would otherwise surface as a puzzling apiserver error or a kind
@@ -224,6 +181,8 @@ func decodeCRDs(data []byte) ([]*apiextensionsv1.CustomResourceDefinition, error
 func checkCRD(crd *apiextensionsv1.CustomResourceDefinition) error {
 	s := crd.Spec
 	switch {
+	case crd.APIVersion != apiextensionsv1.SchemeGroupVersion.String():
+		return fmt.Errorf("CRD %q: apiVersion %q, want %s", crd.Name, crd.APIVersion, apiextensionsv1.SchemeGroupVersion)
 	case s.Group == "" || s.Names.Kind == "" || s.Names.Plural == "":
 		return fmt.Errorf("CRD %q: spec.group, spec.names.kind and spec.names.plural are required", crd.Name)
 	case crd.Name != s.Names.Plural+"."+s.Group:
