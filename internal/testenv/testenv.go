@@ -140,7 +140,14 @@ func Start(opts Options) (*Env, error) {
 		}
 	}
 
+	before := map[int]bool{}
+	for _, pid := range childPids() {
+		before[pid] = true
+	}
 	cfg, err := e.Environment.Start()
+	if rerr := recordProcesses(work, before); rerr != nil {
+		return nil, errors.Join(rerr, e.Stop())
+	}
 	if err != nil {
 		return nil, errors.Join(
 			fmt.Errorf("starting the control plane (%s, %s): %w\nlast output of kube-apiserver:\n%s\nlast output of etcd:\n%s",

@@ -45,10 +45,46 @@ func parseOwner(name string) (pid int, start string, ok bool) {
 	return pid, start, true
 }
 
+// pidsFile, in a control plane's folder, lists the processes started for it, "<pid>.<start>" a
+// line (ownerTag's form), so that a later run can stop them if their owner dies.
+const pidsFile = "pids"
+
+// recordProcesses writes into dir the children this process has now and did not have in before:
+// the etcd and kube-apiserver envtest has just started.
+func recordProcesses(dir string, before map[int]bool) error {
+	var b strings.Builder
+	for _, pid := range childPids() {
+		if !before[pid] {
+			b.WriteString(ownerTag(pid) + "\n")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, pidsFile), []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("recording the control plane's processes: %w", err)
+	}
+	return nil
+}
+
+// stopRecorded kills the processes recordProcesses wrote into dir that still run (same pid and start
+// time), each with its process group: envtest starts etcd and kube-apiserver as group leaders.
+func stopRecorded(dir string) {
+	data, err := os.ReadFile(filepath.Join(dir, pidsFile))
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Fields(string(data)) {
+		pid, start, ok := strings.Cut(line, ".")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || !ownerAlive(n, start) {
+			continue
+		}
+		killGroup(n)
+	}
+}
+
 // sweepStaleWorkDirs removes the folders whose owner has exited without calling Stop (killed by a test
-// timeout, SIGKILL, a crash), and first stops the etcd and kube-apiserver it left running on them:
-// envtest starts them in their own process group, so they outlive a killed test binary. It returns
-// the folders it removed.
+// timeout, SIGKILL, a crash), and first stops the etcd and kube-apiserver it left running on them
+// (stopRecorded): envtest starts them in their own process group, so they outlive a killed test
+// binary. It returns the folders it removed.
 func sweepStaleWorkDirs() []string {
 	entries, err := os.ReadDir(workRoot())
 	if err != nil {
@@ -61,7 +97,7 @@ func sweepStaleWorkDirs() []string {
 			continue
 		}
 		dir := filepath.Join(workRoot(), e.Name())
-		killProcessesUsing(dir)
+		stopRecorded(dir)
 		if os.RemoveAll(dir) == nil {
 			removed = append(removed, dir)
 		}

@@ -41,25 +41,29 @@ func ownerAlive(pid int, start string) bool {
 	return startTime(pid) == start
 }
 
-// killProcessesUsing kills the processes whose command line names a path inside dir: the etcd
-// (--data-dir) and kube-apiserver (--cert-dir) a dead owner started there. The folder's name is unique
-// to that owner, so nothing else matches.
-func killProcessesUsing(dir string) {
-	procs, err := os.ReadDir("/proc")
+// childPids lists the children of this process, from each thread's children list.
+func childPids() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return
+		return nil
 	}
-	needle := []byte(dir + string(filepath.Separator))
-	self := os.Getpid()
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == self {
+	var pids []int
+	for _, task := range tasks {
+		data, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "children"))
+		if err != nil {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, needle) {
-			continue
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
 		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
+	return pids
+}
+
+// killGroup kills the process group led by pid, and pid itself should it lead none.
+func killGroup(pid int) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }

@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,14 +56,31 @@ func TestSweepStaleWorkDirs(t *testing.T) {
 	}
 	defer os.RemoveAll(live)
 
-	// An orphan that names the stale folder on its command line, as etcd's --data-dir does.
-	orphan := exec.Command("sh", "-c", "while :; do sleep 0.1; done", filepath.Join(stale, "etcd"))
+	// An orphan the dead owner started for that folder, in a process group of its own as envtest
+	// starts etcd and kube-apiserver, and recorded there.
+	before := map[int]bool{}
+	for _, pid := range childPids() {
+		before[pid] = true
+	}
+	orphan := exec.Command("sh", "-c", "while :; do sleep 0.1; done")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := orphan.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- orphan.Wait() }()
 	t.Cleanup(func() { _ = orphan.Process.Kill() })
+	if err := recordProcesses(stale, before); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(stale, pidsFile)); string(data) != ownerTag(orphan.Process.Pid)+"\n" {
+		t.Fatalf("recorded %q, want the orphan %d alone", data, orphan.Process.Pid)
+	}
+	// A record of a process that has gone, whose pid may have been reused: left alone.
+	if err := os.WriteFile(filepath.Join(live, pidsFile), []byte(strconv.Itoa(os.Getpid())+".1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stopRecorded(live)
 
 	removed := sweepStaleWorkDirs()
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
@@ -73,5 +93,29 @@ func TestSweepStaleWorkDirs(t *testing.T) {
 	case <-exited:
 	case <-time.After(time.Minute):
 		t.Error("the process using the stale folder still runs")
+	}
+}
+
+// TestStartRecordsProcesses checks that a running control plane's folder records its etcd and
+// kube-apiserver, the processes a later run stops should this one be killed.
+func TestStartRecordsProcesses(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(env.workDir, pidsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Fields(string(data)) {
+		pid, start, _ := strings.Cut(line, ".")
+		n, err := strconv.Atoi(pid)
+		if err != nil || !ownerAlive(n, start) {
+			t.Errorf("recorded %q is not a running process", line)
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm"))
+		names = append(names, strings.TrimSpace(string(comm)))
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"etcd", "kube-apiserver"}) {
+		t.Errorf("recorded processes %v, want etcd and kube-apiserver", names)
 	}
 }
