@@ -15,7 +15,8 @@
 // error that says so, so every test that needs a control plane fails rather than runs on loose
 // schemas. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from
 // the repository root) and in Options.ExtraCRDDirs are loaded as well. A CRD from any of these folders
-// replaces the project's own CRD of the same name, so the real schemas are the ones tested.
+// replaces the project's own CRD of the same name, so the real schemas are the ones tested. The files
+// are read by envtest's own reader (envtest.ReadCRDFiles).
 //
 // A package that needs a control plane usually starts one for all of its tests:
 //
@@ -33,6 +34,7 @@
 // namespace of its own.
 //
 // Each control plane keeps its etcd data and certificates in a private folder under the system
-// temporary folder. Stop removes it; a later Start removes the folders (and stops the processes) that a
-// killed test binary left behind.
+// temporary folder, which also records the pids of the etcd and kube-apiserver started for it. Stop
+// removes it; a later Start removes the folders that a killed test binary left behind, and stops the
+// processes recorded there that still run.
 package testenv
