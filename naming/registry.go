@@ -1,6 +1,7 @@
 package naming
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,6 +89,8 @@ func (t ResourceType) Validate() error {
 type Registry struct {
 	mu    sync.Mutex // serialises writers
 	state atomic.Pointer[registryState]
+	// readOnly is set on Default, which every caller shares: Register refuses to change it.
+	readOnly bool
 }
 
 type registryState struct {
@@ -107,6 +110,9 @@ func NewRegistry(types ...ResourceType) (*Registry, error) {
 // kind or short name that is already taken by a different type is an error, and then nothing is
 // added.
 func (r *Registry) Register(types ...ResourceType) error {
+	if r.readOnly {
+		return errors.New("the default registry is read-only: register types on a Clone")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.state.Load()
@@ -230,12 +236,13 @@ func KumaTypes() []ResourceType {
 	}
 }
 
-// Default holds KumaTypes. Package-level functions use it. Extend a Clone rather than Default
-// itself, so that one caller's configuration does not leak into another's.
+// Default holds KumaTypes. Package-level functions use it. It is read-only, so that one caller's
+// configuration cannot leak into another's: extend a Clone.
 var Default = func() *Registry {
 	r, err := NewRegistry(KumaTypes()...)
 	if err != nil {
 		panic(err) // the built-in table is wrong: a programming error caught by every test run
 	}
+	r.readOnly = true
 	return r
 }()

@@ -142,3 +142,16 @@ func TestLegacyKinds(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultIsReadOnly(t *testing.T) {
+	if err := Default.Register(ResourceType{Kind: "MeshWidget", ShortName: "mw", Scope: ScopeMesh}); err == nil {
+		t.Fatal("Default accepted a new type")
+	}
+	if _, ok := Default.ByKind("MeshWidget"); ok {
+		t.Error("MeshWidget leaked into Default")
+	}
+	c := Default.Clone()
+	if err := c.Register(ResourceType{Kind: "MeshWidget", ShortName: "mw", Scope: ScopeMesh}); err != nil {
+		t.Errorf("a clone of Default refused a new type: %v", err)
+	}
+}
