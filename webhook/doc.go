@@ -55,11 +55,12 @@
 // warnings, which say how long they were. On UPDATE a problem is pre-existing only when the old
 // object holds the same value at the same field (ratcheting by value).
 //
-// The object of a Kuma kind is not decoded in full: one scan of its bytes reads metadata and
-// checks the section names of its target references, and spec is decoded only when one of them
-// may be invalid. Whatever that scan cannot vouch for (invalid JSON, repeated or malformed
-// metadata, numbers out of float64's range) goes through the full unstructured decode, so the
-// answers are those of the full decode; the scan only saves its cost. The kinds whose checks read ports and
-// patches (MeshService, MeshExternalService, MeshMultiZoneService, MeshProxyPatch) are always
-// decoded in full.
+// An object is decoded partially, with sigs.k8s.io/json as the API server decodes it: metadata,
+// apiVersion, kind and the top-level mesh field; spec only when it may hold an invalid section
+// name, status only when it may hold origin.kri. Anything else than one JSON object (trailing
+// bytes, a NUL byte) is a 400. What the partial decode cannot vouch for (repeated members, null or
+// mistyped metadata) goes through the full unstructured decode, so the answers are those of the
+// full decode; the partial one only saves its cost. The kinds whose checks read ports, patches or
+// Kong references (MeshService, MeshExternalService, MeshMultiZoneService, MeshProxyPatch, the Kong
+// kinds) always have spec decoded.
 package webhook
