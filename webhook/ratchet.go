@@ -44,7 +44,7 @@ func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted, raw, oldRaw []by
 
 // view is an admitted object as a JSON value for valuesAt: the parts the checks decoded, or the
 // whole object decoded from raw when a path leads into a part they left out (spec or status when
-// the fast decoder did not need them).
+// the partial decode did not need them).
 type view struct {
 	o         *admitted
 	raw       []byte
@@ -56,9 +56,6 @@ type view struct {
 func (v *view) at(path string) any {
 	if v.o == nil {
 		return nil
-	}
-	if v.o.full != nil {
-		return v.o.full
 	}
 	inSpec := path == "spec" || len(path) > 4 && path[:4] == "spec" && (path[4] == '.' || path[4] == '[')
 	if inSpec && v.o.spec != nil || strings.HasPrefix(path, "metadata") {
@@ -171,3 +168,5 @@ func valuesAt(v any, p string, root bool) (any, int) {
 	}
 	return found, n
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
