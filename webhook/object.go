@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -100,12 +99,21 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 // into maps cost more than everything else the webhook does per request, and most objects hold
 // nothing there that a rule reads.
 type partialObject struct {
-	APIVersion string             `json:"apiVersion"`
-	Kind       string             `json:"kind"`
-	Mesh       string             `json:"mesh"`
-	Metadata   *partialMeta       `json:"metadata"`
-	Spec       stdjson.RawMessage `json:"spec"`
-	Status     stdjson.RawMessage `json:"status"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Mesh       string       `json:"mesh"`
+	Metadata   *partialMeta `json:"metadata"`
+	Spec       span         `json:"spec"`
+	Status     span         `json:"status"`
+}
+
+// span is a JSON value left undecoded: the bytes of raw it spans, not a copy. decodePartial owns
+// raw for as long as it reads them.
+type span []byte
+
+func (s *span) UnmarshalJSON(b []byte) error {
+	*s = b
+	return nil
 }
 
 type partialMeta struct {
@@ -138,8 +146,8 @@ func (s *metaString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// metaMap is a metadata map of strings: labels or annotations. null, a value that is not a
-// string and a repeated key, which the full decode reads differently, are refused.
+// metaMap is a metadata map of strings: labels or annotations. null and a value that is not a
+// string, which the full decode refuses, are refused; a repeated key keeps its last value in both.
 type metaMap struct {
 	m   map[string]string
 	set bool
@@ -157,8 +165,7 @@ func (m *metaMap) UnmarshalJSON(b []byte) error {
 		return errUnsure
 	}
 	m.set = true
-	strict, err := json.UnmarshalStrict(b, &m.m, json.DisallowDuplicateFields)
-	if err != nil || len(strict) > 0 {
+	if err := json.UnmarshalCaseSensitivePreserveInts(b, &m.m); err != nil {
 		return errUnsure
 	}
 	if m.m == nil {

@@ -35,7 +35,7 @@ var decodeCases = []struct {
 	{"white space", "{ \"apiVersion\" : \"kuma.io/v1alpha1\" ,\n\t\"kind\":\"MeshTimeout\", \"metadata\" : { \"name\" : \"t\" , \"labels\" : { \"a\" : \"b\" } } ,\r\n \"spec\" : { \"targetRef\" : { \"sectionName\" : \"http\" } } }", true},
 	{"escaped label keys", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","a\u0062":"e","\ud800":"f"}}}`, true},
 	{"escaped label keys without \\u", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","\t":""}}}`, true},
-	{"repeated label key", fastHead + `"metadata":{"labels":{"a":"b","a":"c"}}}`, false},
+	{"repeated label key", fastHead + `"metadata":{"labels":{"a":"b","a":"c"}}}`, true},
 	{"repeated sectionName", fastHead + `"metadata":{},"spec":{"targetRef":{"sectionName":"Bad_","sectionName":"http"}}}`, true},
 	{"nested references", fastHead + `"metadata":{},"spec":{"to":[{"targetRef":{"targetRef":{"sectionName":"X_"}}}],"x":{"backendRefs":[[{"sectionName":"Y_"}],{"sectionName":true}]}}}`, true},
 	{"references outside spec", fastHead + `"metadata":{"x":{"targetRef":{"sectionName":"X_"}}},"other":{"targetRef":{"sectionName":"X_"}}}`, true},
