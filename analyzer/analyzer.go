@@ -46,7 +46,7 @@ type Options struct {
 	// Sinks are extra sink arguments, each "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex"
 	// (0-based, the receiver not counted), as ParseSink reads them.
 	Sinks []string
-	// Types are extra KRI resource types, registered in a copy of naming.Default.
+	// Types are extra KRI resource types, registered in a copy of naming.DefaultRegistry().
 	Types []naming.ResourceType
 }
 
@@ -86,7 +86,7 @@ func (o Options) parse() (*config, error) {
 		c.sinks[sk.Func] = append(c.sinks[sk.Func], sk.Arg)
 	}
 	if len(o.Types) > 0 {
-		r := naming.Default.Clone()
+		r := naming.DefaultRegistry().Clone()
 		if err := r.Register(o.Types...); err != nil {
 			return nil, fmt.Errorf("types: %w", err)
 		}

@@ -69,7 +69,7 @@ func pattern(t tmpl) []naming.PatternPart {
 		if p.Kind == PartLit {
 			out = append(out, naming.Lit(p.Lit))
 		} else {
-			out = append(out, naming.Hole)
+			out = append(out, naming.HolePart())
 		}
 	}
 	return out

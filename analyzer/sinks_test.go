@@ -62,7 +62,7 @@ func TestParseTypes(t *testing.T) {
 	if _, ok := cfg.opts.Registry.ByShortName("msvc"); !ok {
 		t.Error("the default types are gone")
 	}
-	if _, ok := naming.Default.ByShortName("mw"); ok {
+	if _, ok := naming.DefaultRegistry().ByShortName("mw"); ok {
 		t.Error("the default registry was changed")
 	}
 	for _, bad := range []string{"mw:Mesh", "MeshWidget:mw:Sometimes"} {

@@ -45,7 +45,7 @@ type EnvoyNameOptions struct {
 	// Prefixes are accepted name prefixes. Nil means DefaultEnvoyPrefixes; an empty, non-nil
 	// slice accepts no prefix.
 	Prefixes []string
-	// Registry knows the KRI types; nil means Default.
+	// Registry knows the KRI types; nil means DefaultRegistry().
 	Registry *Registry
 }
 
@@ -53,7 +53,7 @@ func (o *EnvoyNameOptions) registry() *Registry {
 	if o.Registry != nil {
 		return o.Registry
 	}
-	return Default
+	return defaultRegistry
 }
 
 func (o *EnvoyNameOptions) prefixes() []string {
@@ -86,8 +86,8 @@ type PatternPart struct {
 	Hole bool
 }
 
-// Hole is the PatternPart for an unknown piece.
-var Hole = PatternPart{Hole: true}
+// HolePart returns the PatternPart for an unknown piece.
+func HolePart() PatternPart { return PatternPart{Hole: true} }
 
 // Lit is the PatternPart for a known piece.
 func Lit(s string) PatternPart { return PatternPart{Lit: s} }

@@ -90,7 +90,7 @@ func TestCheckEnvoyNameRegistry(t *testing.T) {
 }
 
 var (
-	h = naming.Hole
+	h = naming.HolePart()
 	l = naming.Lit
 )
 
@@ -238,7 +238,7 @@ func BenchmarkCheckEnvoyPattern(b *testing.B) {
 
 func ExampleCheckEnvoyPattern() {
 	// fmt.Sprintf("inbound:%s:%d", addr, port), as krilint sees it.
-	pat := []naming.PatternPart{naming.Lit("inbound:"), naming.Hole, naming.Lit(":"), naming.Hole}
+	pat := []naming.PatternPart{naming.Lit("inbound:"), naming.HolePart(), naming.Lit(":"), naming.HolePart()}
 	for _, p := range naming.CheckEnvoyPattern(pat, naming.EnvoyNameOptions{}) {
 		fmt.Println(p.Rule, p.Message, p.Colons)
 	}

@@ -54,7 +54,7 @@ func ExampleForObject() {
 }
 
 func ExampleRegistry_Register() {
-	reg := naming.Default.Clone()
+	reg := naming.DefaultRegistry().Clone()
 	if err := reg.Register(naming.ResourceType{Kind: "MeshWidget", ShortName: "mw", Scope: naming.ScopeMesh}); err != nil {
 		panic(err)
 	}

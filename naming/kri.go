@@ -57,11 +57,11 @@ func (k KRI) String() string {
 	return b.String()
 }
 
-// Validate checks k against the KRI rules (docs/kri.md) and the Default registry.
-func (k KRI) Validate() error { return Default.Validate(k) }
+// Validate checks k against the KRI rules (docs/kri.md) and the DefaultRegistry.
+func (k KRI) Validate() error { return defaultRegistry.Validate(k) }
 
-// Parse reads a KRI strictly, with the Default registry: see Registry.Parse.
-func Parse(s string) (KRI, error) { return Default.Parse(s) }
+// Parse reads a KRI strictly, with the DefaultRegistry: see Registry.Parse.
+func Parse(s string) (KRI, error) { return defaultRegistry.Parse(s) }
 
 // ParseError reports every problem found in a KRI, each at the path of its field
 // ("kri.mesh", "kri.name", …).

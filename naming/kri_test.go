@@ -201,7 +201,7 @@ func TestValidateBuiltInCode(t *testing.T) {
 }
 
 func TestRegistryScopesParse(t *testing.T) {
-	r := Default.Clone()
+	r := defaultRegistry.Clone()
 	if _, err := r.Parse("kri_mw_m___n_"); err == nil {
 		t.Fatal("unknown type accepted before registration")
 	}
@@ -212,6 +212,6 @@ func TestRegistryScopesParse(t *testing.T) {
 		t.Fatalf("registered type refused: %v", err)
 	}
 	if _, err := Parse("kri_mw_m___n_"); err == nil {
-		t.Fatal("registering in a clone leaked into Default")
+		t.Fatal("registering in a clone leaked into the default registry")
 	}
 }

@@ -89,7 +89,7 @@ func (t ResourceType) Validate() error {
 type Registry struct {
 	mu    sync.Mutex // serialises writers
 	state atomic.Pointer[registryState]
-	// readOnly is set on Default, which every caller shares: Register refuses to change it.
+	// readOnly is set on DefaultRegistry(), which every caller shares: Register refuses to change it.
 	readOnly bool
 }
 
@@ -236,9 +236,12 @@ func KumaTypes() []ResourceType {
 	}
 }
 
-// Default holds KumaTypes. Package-level functions use it. It is read-only, so that one caller's
-// configuration cannot leak into another's: extend a Clone.
-var Default = func() *Registry {
+// DefaultRegistry returns the registry of KumaTypes that the package-level functions use. It is shared
+// and read-only (Register refuses to change it), so that one caller's configuration cannot leak into
+// another's: extend a Clone.
+func DefaultRegistry() *Registry { return defaultRegistry }
+
+var defaultRegistry = func() *Registry {
 	r, err := NewRegistry(KumaTypes()...)
 	if err != nil {
 		panic(err) // the built-in table is wrong: a programming error caught by every test run

@@ -61,7 +61,7 @@ type Config struct {
 	Kind       string `json:"kind"`
 	// DefaultEnforcement applies to every kind that does not set its own. Empty means deny.
 	DefaultEnforcement Enforcement `json:"defaultEnforcement,omitempty"`
-	// Types are extra KRI resource types, added to a copy of naming.Default.
+	// Types are extra KRI resource types, added to a copy of naming.DefaultRegistry().
 	Types []TypeConfig `json:"types,omitempty"`
 	// Kinds are merged over the built-in defaults, keyed by group and kind.
 	Kinds []KindConfig `json:"kinds,omitempty"`
@@ -243,7 +243,7 @@ func buildConfig(c *Config) (*Config, error) {
 	requesters, rerrs := buildRequesters(c.Requesters)
 	errs = append(errs, rerrs...)
 
-	reg := naming.Default.Clone()
+	reg := naming.DefaultRegistry().Clone()
 	for i, t := range c.Types {
 		p := field.NewPath("types").Index(i)
 		rt, terrs := resourceType(t.Kind, t.ShortName, t.Scope, p, true)
@@ -484,7 +484,7 @@ func requiredOr(p *field.Path, got, want string) *field.Error {
 	return field.NotSupported(p, got, []string{want})
 }
 
-// Registry returns the KRI type registry: naming.Default plus the configured types.
+// Registry returns the KRI type registry: naming.DefaultRegistry() plus the configured types.
 func (c *Config) Registry() *naming.Registry { return c.registry }
 
 // Enforcement returns how gk is enforced, and false when gk is not guarded.

@@ -30,7 +30,7 @@ func TestDefaultConfig(t *testing.T) {
 		}
 		switch k.Group {
 		case KumaGroup:
-			rt, ok := naming.Default.ByKind(k.Kind)
+			rt, ok := naming.DefaultRegistry().ByKind(k.Kind)
 			if !ok || k.Version != "v1alpha1" || k.ShortName != rt.ShortName || k.Scope != rt.Scope.String() {
 				t.Errorf("Kuma kind %+v does not match the registry (%+v, %v)", k, rt, ok)
 			}
@@ -73,7 +73,7 @@ func TestKindListDrift(t *testing.T) {
 		if gk.Group != KumaGroup {
 			continue
 		}
-		rt, known := naming.Default.ByKind(gk.Kind)
+		rt, known := naming.DefaultRegistry().ByKind(gk.Kind)
 		switch hasKRI := len(k.ShortNames) > 0; {
 		case hasKRI && !known:
 			t.Errorf("%s: upstream CRD %s with short names %v, unknown to naming's registry", gk.Kind, k.Source, k.ShortNames)
@@ -273,8 +273,8 @@ func TestConfigTypesDoNotLeak(t *testing.T) {
 	if _, ok := c.Registry().ByShortName("mw"); !ok {
 		t.Fatal("configured type not registered")
 	}
-	if _, ok := naming.Default.ByShortName("mw"); ok {
-		t.Fatal("configured type leaked into naming.Default")
+	if _, ok := naming.DefaultRegistry().ByShortName("mw"); ok {
+		t.Fatal("configured type leaked into naming.DefaultRegistry()")
 	}
 	if _, ok := DefaultConfig().Registry().ByShortName("mw"); ok {
 		t.Fatal("configured type leaked into the defaults")
