@@ -1,0 +1,289 @@
+package admissionpolicy
+
+import (
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// check is one validation: ok holds when the object is fine; otherwise the message names the
+// field at path, as the webhook's cause does (a policy's validation has no field path of its own). old, when set, holds when the old object of an update has
+// the same value at the same place, so that a problem the object already had does not block an
+// update (the webhook lets such problems through, with a warning).
+type check struct {
+	ok, message, path, old string
+}
+
+func (c check) validation() admissionregistrationv1.Validation {
+	expr := c.ok
+	if c.old != "" {
+		expr = "(" + c.ok + ") ||\n(request.operation == 'UPDATE' && oldObject != null && " + c.old + ")"
+	}
+	reason := metav1.StatusReasonInvalid
+	return admissionregistrationv1.Validation{
+		Expression:        expr,
+		MessageExpression: c.message,
+		Reason:            &reason,
+	}
+}
+
+const (
+	labels      = "variables.labels"
+	annotations = "variables.annotations"
+)
+
+// mapPath is the webhook's path of a label or annotation: metadata.labels[kuma.io/mesh].
+func mapPath(m, key string) string { return "metadata." + m + "[" + key + "]" }
+
+// fieldPathOf is the VAP fieldPath of a label or annotation: metadata.labels['kuma.io/mesh'].
+func fieldPathOf(m, key string) string { return "metadata." + m + "['" + key + "']" }
+
+// member is the CEL access to a label or annotation key of the map variable m.
+func member(m, key string) string { return m + "[" + lit(key) + "]" }
+
+// oldMember is a condition: the old object has the same value for key in its labels or annotations.
+func oldMember(m, key string) string {
+	return fmt.Sprintf("has(oldObject.metadata.%[1]s) && %[2]s in oldObject.metadata.%[1]s && oldObject.metadata.%[1]s[%[2]s] == %[3]s",
+		m, lit(key), member("variables."+m, key))
+}
+
+// optionalLabel checks a label that, when present and not empty, must be a valid value of f.
+func optionalLabel(m, key string, f naming.Field) check {
+	v := member("variables."+m, key)
+	return check{
+		ok:      fmt.Sprintf("!(%s in variables.%s) || %s == '' || %s", lit(key), m, v, validField(f, v)),
+		message: invalidMessage(mapPath(m, key), f, v),
+		path:    fieldPathOf(m, key),
+		old:     oldMember(m, key),
+	}
+}
+
+// kindRules builds the variables and validations of one guarded kind.
+func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules, error) {
+	scope := admissionregistrationv1.AllScopes
+	if s.Namespaced {
+		scope = admissionregistrationv1.NamespacedScope
+	} else if s.Resource != "" && s.Version != "" {
+		scope = admissionregistrationv1.ClusterScope
+	}
+	r := &rules{resource: admissionregistrationv1.NamedRuleWithOperations{
+		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups:   []string{k.Group},
+				APIVersions: []string{"*"},
+				Resources:   []string{s.Resource},
+				Scope:       &scope,
+			},
+		},
+	}}
+	variable := func(name, expr string) {
+		r.variables = append(r.variables, admissionregistrationv1.Variable{Name: name, Expression: expr})
+	}
+	variable("labels", "has(object.metadata.labels) ? object.metadata.labels : {}")
+	variable("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}")
+
+	var checks []check
+	if k.Group == webhook.KongGroup {
+		checks = kongChecks(k.Kind)
+	} else {
+		t, ok := cfg.Registry().ByKind(k.Kind)
+		if !ok {
+			return nil, fmt.Errorf("kind %s has no KRI type", k.Kind)
+		}
+		var kc []check
+		kc, checks = kriChecks(cfg.Registry(), t, s, variable)
+		checks = append(kc, checks...)
+	}
+	for _, c := range checks {
+		r.validations = append(r.validations, c.validation())
+	}
+	return r, nil
+}
+
+// kriChecks returns the checks of a KRI kind (the KRI of the object as Kuma computes it, then the
+// other values the webhook checks) and declares the variables they read.
+func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variable func(name, expr string)) (object, others []check) {
+	// mesh: legacy kinds (their CRD has a top-level mesh) read that field, with no default; the
+	// others read the kuma.io/mesh label, "default" when the key is absent, even when its value is
+	// empty; global-scoped kinds without the field have no mesh at all.
+	meshScoped := t.Scope == naming.ScopeMesh
+	required := fmt.Sprintf("%s (%q) is mesh-scoped", t.Kind, t.ShortName)
+	switch {
+	case s.TopLevelMesh:
+		variable("mesh", "has(object.mesh) ? object.mesh : ''")
+		old := "has(oldObject.mesh) == has(object.mesh) && (!has(object.mesh) || oldObject.mesh == object.mesh)"
+		if meshScoped {
+			object = append(object, check{
+				ok:      "variables.mesh != '' && " + validField(naming.FieldMesh, "variables.mesh"),
+				message: fmt.Sprintf("variables.mesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "variables.mesh")),
+				path:    "mesh",
+				old:     old,
+			})
+		} else {
+			object = append(object, check{
+				ok:      "variables.mesh == ''",
+				message: lit(fmt.Sprintf("mesh: Forbidden: must be empty: %s (%q) is global-scoped", t.Kind, t.ShortName)),
+				path:    "mesh",
+				old:     old,
+			})
+		}
+	case meshScoped:
+		key := naming.LabelMesh
+		v := member(labels, key)
+		variable("mesh", fmt.Sprintf("%s in %s ? %s : %s", lit(key), labels, v, lit(naming.DefaultMesh)))
+		object = append(object, check{
+			ok: "variables.mesh != '' && " + validField(naming.FieldMesh, "variables.mesh"),
+			message: fmt.Sprintf("variables.mesh == '' ? %s : %s",
+				lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, "variables.mesh")),
+			path: fieldPathOf("labels", key),
+			old:  oldMember("labels", key),
+		})
+	default:
+		variable("mesh", "''")
+	}
+
+	zone, ns := member(labels, naming.LabelZone), member(labels, naming.LabelNamespace)
+	variable("zone", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelZone), labels, zone))
+	object = append(object, optionalLabel("labels", naming.LabelZone, naming.FieldZone))
+	variable("namespace", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelNamespace), labels, ns))
+	object = append(object, optionalLabel("labels", naming.LabelNamespace, naming.FieldNamespace))
+
+	// name: the display-name annotation; when it is present but empty, Kuma's core name
+	// (<name>.<namespace> for namespaced kinds); when absent, metadata.name.
+	dn := member(annotations, naming.LabelDisplayName)
+	core := "object.metadata.name"
+	if s.Namespaced {
+		core = "object.metadata.name + '.' + object.metadata.namespace"
+	}
+	variable("name", fmt.Sprintf("%s in %s && %s != '' ? %s : (%s in %s ? %s : object.metadata.name)",
+		lit(naming.LabelDisplayName), annotations, dn, dn, lit(naming.LabelDisplayName), annotations, core))
+	object = append(object,
+		check{
+			ok:      fmt.Sprintf("!(%s in %s) || %s == '' || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, dn)),
+			message: invalidMessage(mapPath("annotations", naming.LabelDisplayName), naming.FieldName, dn),
+			path:    fieldPathOf("annotations", naming.LabelDisplayName),
+			old:     oldMember("annotations", naming.LabelDisplayName),
+		},
+		check{
+			ok:      fmt.Sprintf("(%s in %s && %s != '') || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, "variables.name")),
+			message: invalidMessage("metadata.name", naming.FieldName, "variables.name"),
+			path:    "metadata.name",
+		},
+	)
+	// A display-name label does not form the KRI, but must still hold a valid name.
+	others = append(others, optionalLabel("labels", naming.LabelDisplayName, naming.FieldName))
+
+	// Every sectionName of a target reference, at the paths the kind's schema has.
+	for _, p := range s.SectionNames {
+		others = append(others, sectionCheck(p))
+	}
+
+	// The object's KRI, and whether the object's own fields make a valid one.
+	var okObject []string
+	for _, c := range object {
+		okObject = append(okObject, "("+c.ok+")")
+	}
+	variable("kri", fmt.Sprintf("'kri_' + %s + '_' + variables.mesh + '_' + variables.zone + '_' + variables.namespace + '_' + variables.name + '_'", lit(t.ShortName)))
+	variable("kriValid", strings.Join(okObject, " && "))
+
+	global, mesh := typeLists(reg)
+	maxLen := maxKRILen()
+	ak := member(annotations, naming.AnnotationKRI)
+	variable("kriParts", fmt.Sprintf("%s in %s && size(%s) <= %d ? %s.split('_') : []", lit(naming.AnnotationKRI), annotations, ak, maxLen, ak))
+	others = append(others, check{
+		ok: fmt.Sprintf("!(%s in %s) || (%s && (!variables.kriValid || %s == variables.kri))",
+			lit(naming.AnnotationKRI), annotations, validKRIParts("variables.kriParts", global, mesh), ak),
+		message: fmt.Sprintf("%s + ': Invalid value: \"' + %s + '\": ' + (%s ? 'must equal the object\\'s KRI \"' + variables.kri + '\"' : 'must be a valid KRI')",
+			lit(mapPath("annotations", naming.AnnotationKRI)), shown(ak), validKRIParts("variables.kriParts", global, mesh)),
+		path: fieldPathOf("annotations", naming.AnnotationKRI),
+		old:  oldMember("annotations", naming.AnnotationKRI),
+	})
+
+	// Values documented to hold a KRI (MeshTrust's status.origin.kri) must parse.
+	for i, p := range s.KRIs {
+		acc := access("object", p)
+		name := fmt.Sprintf("kriField%d", i)
+		variable(name, fmt.Sprintf("%s && size(%s) <= %d ? %s.split('_') : []", present("object", p), acc, maxLen, acc))
+		others = append(others, check{
+			ok:      fmt.Sprintf("!(%s) || %s", present("object", p), validKRIParts("variables."+name, global, mesh)),
+			message: fmt.Sprintf("%s + ': Invalid value: \"' + %s + '\": must be a valid KRI'", lit(Path(p)), shown(acc)),
+			path:    Path(p),
+			old:     fmt.Sprintf("%s && %s == %s", present("oldObject", p), access("oldObject", p), acc),
+		})
+	}
+	return object, others
+}
+
+// typeLists returns the short names of the registry's global-scoped and mesh-scoped types.
+func typeLists(reg *naming.Registry) (global, mesh []string) {
+	for _, t := range reg.Types() {
+		if t.Scope == naming.ScopeGlobal {
+			global = append(global, t.ShortName)
+		} else {
+			mesh = append(mesh, t.ShortName)
+		}
+	}
+	return global, mesh
+}
+
+// access is the CEL access to the field at p (no lists on the way) below root.
+func access(root string, p []string) string { return root + "." + strings.Join(p, ".") }
+
+// present is a CEL condition that every step of p (no lists on the way) is present below root.
+func present(root string, p []string) string {
+	var c []string
+	for i := range p {
+		c = append(c, "has("+access(root, p[:i+1])+")")
+	}
+	return strings.Join(c, " && ")
+}
+
+// sectionCheck checks every sectionName at p, a schema path that may go through lists. On an
+// update, a list whose top-level value did not change keeps the problems it had.
+func sectionCheck(p []string) check {
+	var build func(root string, steps []string, depth int) string
+	build = func(root string, steps []string, depth int) string {
+		// Walk plain steps up to the next list (or the end).
+		var plain []string
+		for len(steps) > 0 {
+			s := steps[0]
+			steps = steps[1:]
+			name, isList := strings.CutSuffix(s, "[]")
+			plain = append(plain, name)
+			if isList {
+				elem := fmt.Sprintf("e%d", depth)
+				return fmt.Sprintf("!(%s) || %s.all(%s, %s)", present(root, plain), access(root, plain), elem, build(elem, steps, depth+1))
+			}
+		}
+		v := access(root, plain)
+		return fmt.Sprintf("!(%s) || %s == '' || %s", present(root, plain), v, validField(naming.FieldSection, v))
+	}
+	var top []string
+	for _, s := range p {
+		name, isList := strings.CutSuffix(s, "[]")
+		top = append(top, name)
+		if isList {
+			break
+		}
+	}
+	path := Path(p)
+	return check{
+		ok:      build("object", p, 0),
+		message: lit(path + ": Invalid value: every sectionName here must be empty or " + sectionRule()),
+		path:    strings.ReplaceAll(path, "[*]", ""),
+		old:     fmt.Sprintf("%s && %s == %s", present("oldObject", top), access("oldObject", top), access("object", top)),
+	}
+}
+
+// sectionRule describes the rules of a section name.
+func sectionRule() string {
+	f := naming.FieldSection
+	return fmt.Sprintf("at most %d bytes of %s, starting with %s and ending with %s",
+		f.MaxLen(), describe(f.IsChar), describe(f.IsFirst), describe(f.IsLast))
+}
