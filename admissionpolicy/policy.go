@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
@@ -174,8 +174,8 @@ func actions(e webhook.Enforcement) ([]admissionregistrationv1.ValidationAction,
 
 // rules is the part of a policy that a kind's checks make.
 type rules struct {
-	resource   admissionregistrationv1.NamedRuleWithOperations
-	variables  []admissionregistrationv1.Variable
+	resource    admissionregistrationv1.NamedRuleWithOperations
+	variables   []admissionregistrationv1.Variable
 	validations []admissionregistrationv1.Validation
 }
 

@@ -116,18 +116,18 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	required := fmt.Sprintf("%s (%q) is mesh-scoped", t.Kind, t.ShortName)
 	switch {
 	case s.TopLevelMesh:
-		variable("mesh", "has(object.mesh) ? object.mesh : ''")
+		variable("kriMesh", "has(object.mesh) ? object.mesh : ''")
 		old := "has(oldObject.mesh) == has(object.mesh) && (!has(object.mesh) || oldObject.mesh == object.mesh)"
 		if meshScoped {
 			object = append(object, check{
-				ok:      "variables.mesh != '' && " + validField(naming.FieldMesh, "variables.mesh"),
-				message: fmt.Sprintf("variables.mesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "variables.mesh")),
+				ok:      "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
+				message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "variables.kriMesh")),
 				path:    "mesh",
 				old:     old,
 			})
 		} else {
 			object = append(object, check{
-				ok:      "variables.mesh == ''",
+				ok:      "variables.kriMesh == ''",
 				message: lit(fmt.Sprintf("mesh: Forbidden: must be empty: %s (%q) is global-scoped", t.Kind, t.ShortName)),
 				path:    "mesh",
 				old:     old,
@@ -136,22 +136,22 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	case meshScoped:
 		key := naming.LabelMesh
 		v := member(labels, key)
-		variable("mesh", fmt.Sprintf("%s in %s ? %s : %s", lit(key), labels, v, lit(naming.DefaultMesh)))
+		variable("kriMesh", fmt.Sprintf("%s in %s ? %s : %s", lit(key), labels, v, lit(naming.DefaultMesh)))
 		object = append(object, check{
-			ok: "variables.mesh != '' && " + validField(naming.FieldMesh, "variables.mesh"),
-			message: fmt.Sprintf("variables.mesh == '' ? %s : %s",
-				lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, "variables.mesh")),
+			ok: "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
+			message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s",
+				lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, "variables.kriMesh")),
 			path: fieldPathOf("labels", key),
 			old:  oldMember("labels", key),
 		})
 	default:
-		variable("mesh", "''")
+		variable("kriMesh", "''")
 	}
 
 	zone, ns := member(labels, naming.LabelZone), member(labels, naming.LabelNamespace)
-	variable("zone", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelZone), labels, zone))
+	variable("kriZone", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelZone), labels, zone))
 	object = append(object, optionalLabel("labels", naming.LabelZone, naming.FieldZone))
-	variable("namespace", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelNamespace), labels, ns))
+	variable("kriNamespace", fmt.Sprintf("%s in %s ? %s : ''", lit(naming.LabelNamespace), labels, ns))
 	object = append(object, optionalLabel("labels", naming.LabelNamespace, naming.FieldNamespace))
 
 	// name: the display-name annotation; when it is present but empty, Kuma's core name
@@ -161,7 +161,7 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	if s.Namespaced {
 		core = "object.metadata.name + '.' + object.metadata.namespace"
 	}
-	variable("name", fmt.Sprintf("%s in %s && %s != '' ? %s : (%s in %s ? %s : object.metadata.name)",
+	variable("kriName", fmt.Sprintf("%s in %s && %s != '' ? %s : (%s in %s ? %s : object.metadata.name)",
 		lit(naming.LabelDisplayName), annotations, dn, dn, lit(naming.LabelDisplayName), annotations, core))
 	object = append(object,
 		check{
@@ -171,8 +171,8 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 			old:     oldMember("annotations", naming.LabelDisplayName),
 		},
 		check{
-			ok:      fmt.Sprintf("(%s in %s && %s != '') || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, "variables.name")),
-			message: invalidMessage("metadata.name", naming.FieldName, "variables.name"),
+			ok:      fmt.Sprintf("(%s in %s && %s != '') || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, "variables.kriName")),
+			message: invalidMessage("metadata.name", naming.FieldName, "variables.kriName"),
 			path:    "metadata.name",
 		},
 	)
@@ -189,7 +189,7 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	for _, c := range object {
 		okObject = append(okObject, "("+c.ok+")")
 	}
-	variable("kri", fmt.Sprintf("'kri_' + %s + '_' + variables.mesh + '_' + variables.zone + '_' + variables.namespace + '_' + variables.name + '_'", lit(t.ShortName)))
+	variable("kri", fmt.Sprintf("'kri_' + %s + '_' + variables.kriMesh + '_' + variables.kriZone + '_' + variables.kriNamespace + '_' + variables.kriName + '_'", lit(t.ShortName)))
 	variable("kriValid", strings.Join(okObject, " && "))
 
 	global, mesh := typeLists(reg)

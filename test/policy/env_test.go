@@ -1,0 +1,334 @@
+package policy
+
+import (
+	"context"
+	"io"
+	"crypto/tls"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/discovery"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/admissionpolicy"
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/test/e2e/webhookenv"
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// judgeLabel routes an object of the agreement corpus to one judge: the webhook or the policy.
+const judgeLabel = "policy-test.kriguard.io/judge"
+
+const (
+	judgeWebhook = "webhook"
+	judgePolicy  = "policy"
+)
+
+var (
+	env  *testenv.Env
+	hook *webhookenv.Setup
+	// nop is the do-nothing webhook of the benchmark.
+	nop *httptest.Server
+)
+
+// sharedCRDs are the upstream CRDs, beside the repository as in CI.
+var sharedCRDs = []string{"../../../shared/crds/kuma", "../../../shared/crds/kong"}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
+	for _, d := range sharedCRDs {
+		if _, err := os.Stat(d); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: the upstream CRDs are needed (%v)\n", err)
+			return 1
+		}
+	}
+	dir, err := os.MkdirTemp("", "kriguard-policy-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if env, err = testenv.Start(testenv.Options{ExtraCRDDirs: sharedCRDs}); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: testenv: %v\n", err)
+		return 1
+	}
+	defer env.Stop()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if hook, err = webhookenv.NewSetup(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	if err := hook.Prepare(ctx, env.Client); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	// Both configurations exist before the webhook starts: cert-controller injects the CA bundle
+	// into them. They match nothing until a test narrows them (registerWebhook).
+	if err := registerWebhook(ctx, hook.ValidatingName, hook.MutatingName, "", nil, selectNothing(), selectNothing()); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	stop, err := webhookenv.StartManager(ctx, env.Config, hook.Args())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	defer stop()
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer wcancel()
+	if err := hook.WaitReady(wctx, env.Client); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	nop = httptest.NewTLSServer(webhook.NewHTTPHandler(admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Allowed("")
+	})))
+	defer nop.Close()
+	return m.Run()
+}
+
+func selectNothing() *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: judgeLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"nobody"},
+	}}}
+}
+
+// guardedRules routes every resource of the guarded groups, as the webhook's own tests do.
+func guardedRules(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+	all := admissionregistrationv1.AllScopes
+	return []admissionregistrationv1.RuleWithOperations{{
+		Operations: ops,
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{webhook.KumaGroup, webhook.KongGroup},
+			APIVersions: []string{"*"},
+			Resources:   []string{"*"},
+			Scope:       &all,
+		},
+	}}
+}
+
+// registerWebhook creates or replaces a validating and a mutating webhook configuration (either name
+// may be empty) calling base+"/validate" and base+"/mutate", or the kriguard webhook when base is
+// empty, for the objects and namespaces the selectors pick.
+func registerWebhook(ctx context.Context, validating, mutating, base string, caBundle []byte, objects, namespaces *metav1.LabelSelector) error {
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(5)
+	cc := func(path string) admissionregistrationv1.WebhookClientConfig {
+		u := base + path
+		if base == "" {
+			u = hook.URL(path)
+		}
+		return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
+	}
+	if namespaces == nil {
+		namespaces = &metav1.LabelSelector{}
+	}
+	var objs []client.Object
+	if validating != "" {
+		objs = append(objs, &admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: validating},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+				Name: "validate.kriguard.io", ClientConfig: cc("/validate"),
+				Rules:         guardedRules(admissionregistrationv1.Create, admissionregistrationv1.Update),
+				FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+				AdmissionReviewVersions: []string{"v1"}, ObjectSelector: objects, NamespaceSelector: namespaces,
+			}},
+		})
+	}
+	if mutating != "" {
+		never := admissionregistrationv1.NeverReinvocationPolicy
+		objs = append(objs, &admissionregistrationv1.MutatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: mutating},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{
+				Name: "mutate.kriguard.io", ClientConfig: cc("/mutate"),
+				Rules:         guardedRules(admissionregistrationv1.Create, admissionregistrationv1.Update),
+				FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+				AdmissionReviewVersions: []string{"v1"}, ObjectSelector: objects, NamespaceSelector: namespaces,
+				ReinvocationPolicy: &never,
+			}},
+		})
+	}
+	for _, obj := range objs {
+		key := client.ObjectKeyFromObject(obj)
+		switch err := env.Client.Get(ctx, key, obj.DeepCopyObject().(client.Object)); {
+		case apierrors.IsNotFound(err):
+			if err := env.Client.Create(ctx, obj); err != nil {
+				return fmt.Errorf("creating %s: %w", key.Name, err)
+			}
+			continue
+		case err != nil:
+			return fmt.Errorf("reading %s: %w", key.Name, err)
+		}
+		// Replace the rules and selectors, keeping the CA bundle cert-controller injected.
+		if err := updateWebhooks(ctx, obj, caBundle != nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func updateWebhooks(ctx context.Context, want client.Object, ownCA bool) error {
+	switch w := want.(type) {
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		have := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(w), have); err != nil {
+			return err
+		}
+		if !ownCA {
+			w.Webhooks[0].ClientConfig.CABundle = have.Webhooks[0].ClientConfig.CABundle
+		}
+		have.Webhooks = w.Webhooks
+		return env.Client.Update(ctx, have)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		have := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(w), have); err != nil {
+			return err
+		}
+		if !ownCA {
+			w.Webhooks[0].ClientConfig.CABundle = have.Webhooks[0].ClientConfig.CABundle
+		}
+		have.Webhooks = w.Webhooks
+		return env.Client.Update(ctx, have)
+	}
+	return errors.New("not a webhook configuration")
+}
+
+// nopCABundle is the PEM certificate of the do-nothing webhook.
+func nopCABundle() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: nop.Certificate().Raw})
+}
+
+var _ = tls.VersionTLS13
+
+// installPolicies generates the policies of the default configuration, narrows each to the objects
+// and namespaces the selectors pick, creates them and their bindings, and removes them when the test
+// ends. It returns the policies as created.
+func installPolicies(t testing.TB, objects, namespaces *metav1.LabelSelector) *admissionpolicy.Objects {
+	t.Helper()
+	objs, err := admissionpolicy.Generate(webhook.DefaultConfig(), admissionpolicy.Options{ExcludeNamespaces: []string{hook.Namespace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, p := range objs.Policies {
+		p.Spec.MatchConstraints.ObjectSelector = objects
+		if namespaces != nil {
+			p.Spec.MatchConstraints.NamespaceSelector.MatchExpressions = append(p.Spec.MatchConstraints.NamespaceSelector.MatchExpressions, namespaces.MatchExpressions...)
+		}
+		b := objs.Bindings[i]
+		for _, obj := range []client.Object{p, b} {
+			if err := env.Client.Create(ctx, obj); err != nil {
+				t.Fatalf("creating %s: %v", obj.GetName(), err)
+			}
+		}
+		t.Cleanup(func() {
+			_ = env.Client.Delete(context.Background(), b)
+			_ = env.Client.Delete(context.Background(), p)
+		})
+	}
+	return objs
+}
+
+// typeCheck type-checks every policy against the served schemas of the kinds it matches, as
+// kube-controller-manager does for the policies' status, and fails the test on any warning: an
+// expression that names a field the schema does not have, or uses a value as the wrong type.
+func typeCheck(t testing.TB, objs *admissionpolicy.Objects) {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &validating.TypeChecker{SchemaResolver: &resolver.ClientDiscoveryResolver{Discovery: dc}, RestMapper: env.Client.RESTMapper()}
+	for _, p := range objs.Policies {
+		for _, w := range tc.Check(p) {
+			t.Errorf("policy %s: type checking: %s: %s", p.Name, w.FieldRef, w.Warning)
+		}
+	}
+}
+
+// newNamespace creates a namespace with labels.
+func newNamespace(t testing.TB, name string, labels map[string]string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if err := env.Client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// outcome is what the API server answered to a dry-run create.
+type outcome struct {
+	// verdict: "allowed", "denied" (by the judge under test) or "rejected" (by the API server itself:
+	// schema, metadata validation).
+	verdict string
+	message string
+	// causes are the fields the webhook's causes name.
+	causes []string
+}
+
+const (
+	allowed  = "allowed"
+	denied   = "denied"
+	rejected = "rejected"
+)
+
+func create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) outcome {
+	var opts []client.CreateOption
+	if dryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	err := env.Client.Create(ctx, obj, opts...)
+	if err == nil {
+		return outcome{verdict: allowed}
+	}
+	msg := err.Error()
+	o := outcome{verdict: rejected, message: msg}
+	if strings.Contains(msg, `admission webhook "validate.kriguard.io" denied the request`) ||
+		strings.Contains(msg, "ValidatingAdmissionPolicy 'kriguard.") {
+		o.verdict = denied
+	}
+	var se *apierrors.StatusError
+	if errors.As(err, &se) && se.ErrStatus.Details != nil {
+		for _, c := range se.ErrStatus.Details.Causes {
+			o.causes = append(o.causes, c.Field)
+		}
+	}
+	return o
+}
+
+// dump renders an object for a failure message.
+func dump(obj *unstructured.Unstructured) string {
+	b, _ := json.Marshal(obj.Object)
+	return string(b)
+}
+
+var (
+	_ = http.StatusOK
+	_ = filepath.Join
+)
