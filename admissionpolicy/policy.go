@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -172,8 +171,15 @@ func actions(e webhook.Enforcement) ([]admissionregistrationv1.ValidationAction,
 	return nil, fmt.Errorf("unknown enforcement %q", e)
 }
 
+// Labels of every generated object: the group and kind it guards.
+const (
+	LabelGroup = "kriguard.io/group"
+	LabelKind  = "kriguard.io/kind"
+)
+
 // rules is the part of a policy that a kind's checks make.
 type rules struct {
+	group, kind string
 	resource    admissionregistrationv1.NamedRuleWithOperations
 	variables   []admissionregistrationv1.Variable
 	validations []admissionregistrationv1.Validation
@@ -198,7 +204,7 @@ func (out *Objects) add(name string, e webhook.Enforcement, r *rules, match []ad
 	equivalent := admissionregistrationv1.Equivalent
 	p := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelGroup: r.group, LabelKind: r.kind}},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: &fail,
 			MatchConstraints: &admissionregistrationv1.MatchResources{
@@ -213,7 +219,7 @@ func (out *Objects) add(name string, e webhook.Enforcement, r *rules, match []ad
 	}
 	b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelGroup: r.group, LabelKind: r.kind}},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        name,
 			ValidationActions: acts,
@@ -263,5 +269,3 @@ func (out *Objects) YAML() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
-var _ = naming.Prefix

@@ -71,7 +71,7 @@ func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules,
 	} else if s.Resource != "" && s.Version != "" {
 		scope = admissionregistrationv1.ClusterScope
 	}
-	r := &rules{resource: admissionregistrationv1.NamedRuleWithOperations{
+	r := &rules{group: k.Group, kind: k.Kind, resource: admissionregistrationv1.NamedRuleWithOperations{
 		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{

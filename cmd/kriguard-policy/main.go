@@ -29,4 +29,3 @@ func main() {
 		os.Exit(2)
 	}
 }
-

@@ -230,6 +230,10 @@ func setPath(obj map[string]any, p []string, value string) {
 		next, _ := cur[name].(map[string]any)
 		if next == nil {
 			next = refLike(name)
+			if i == 1 && name == "targetRef" {
+				// The policy's own target: a proxy, whose inbounds are its sections.
+				next["kind"] = "Dataplane"
+			}
 			cur[name] = next
 		}
 		cur = next
@@ -242,9 +246,10 @@ func refLike(name string) map[string]any {
 	case "targetRef", "backendRefs", "backendRef":
 		return map[string]any{"kind": "MeshService", "labels": map[string]any{"kuma.io/display-name": "backend"}}
 	case "to":
-		return map[string]any{"targetRef": map[string]any{"kind": "Mesh"}}
+		return map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{}}
 	case "rules":
-		return map[string]any{"default": map[string]any{}}
+		// MeshHTTPRoute's rules need matches; other kinds' schemas drop them.
+		return map[string]any{"default": map[string]any{}, "matches": []any{map[string]any{"path": map[string]any{"type": "PathPrefix", "value": "/"}}}}
 	}
 	return map[string]any{}
 }

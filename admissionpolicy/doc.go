@@ -1,0 +1,24 @@
+// Package admissionpolicy turns kriguard's naming rules into ValidatingAdmissionPolicies
+// (admissionregistration.k8s.io/v1), so that a cluster can enforce them without the validating
+// webhook: the API server evaluates the policies' CEL in-process.
+//
+// Generate takes a webhook configuration (the guarded kinds and their enforcement) and emits, per
+// guarded kind, a policy and its binding: the KRI inputs of the object as Kuma computes them (the
+// kuma.io/mesh label, or the top-level mesh of Kuma's legacy kinds; the kuma.io/zone and
+// k8s.kuma.io/namespace labels; the kuma.io/display-name annotation and label), every sectionName
+// of a target reference at the paths the kind's CRD schema has, the kriguard.io/kri annotation,
+// MeshTrust's status.origin.kri, and the Kong names' shapes and relations. The character sets,
+// first and last characters and lengths come from naming.Field; the schema paths from the
+// upstream CRDs, read at generation time into KnownSchemas. Enforcement becomes the binding's
+// validation actions (deny → Deny, warn → Warn, dryrun → Audit); requester overrides become match
+// conditions on copies of a kind's policy.
+//
+// What CEL cannot do (the hash-suffix and Kong hashes, generateName) stays in the webhook: the
+// mutating webhook is still needed. docs/policy.md lists what the policy does not judge.
+//
+// The chart's policies are generated with go generate (the CRDs beside the repository, in
+// ../shared/crds) and checked in; a test fails when they are stale.
+package admissionpolicy
+
+//go:generate go run ./internal/schemagen -crds ../../shared/crds -o schemas_generated.go
+//go:generate go run ../cmd/kriguard-policy -o ../charts/kriguard/files/policies.yaml

@@ -1,0 +1,212 @@
+package admissionpolicy
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// sharedCRDs is where go generate reads the upstream CRDs.
+const sharedCRDs = "../../shared/crds"
+
+func TestGeneratedSchemasAreCurrent(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(sharedCRDs, "*"))
+	var folders []string
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			folders = append(folders, d)
+		}
+	}
+	if len(folders) == 0 {
+		t.Skipf("the upstream CRDs are not beside the repository (%s): nothing to compare with", sharedCRDs)
+	}
+	schemas, err := SchemasFromCRDs(folders...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SchemasSource(schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("schemas_generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("schemas_generated.go is stale: run go generate ./admissionpolicy")
+	}
+}
+
+func TestChartPoliciesAreCurrent(t *testing.T) {
+	objs, err := Generate(webhook.DefaultConfig(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := objs.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../charts/kriguard/files/policies.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("charts/kriguard/files/policies.yaml is stale: run go generate ./admissionpolicy")
+	}
+}
+
+// TestKnownSchemas pins facts of the upstream CRDs that the policies rely on, so that a CRD update
+// that moves them shows up here and not only as a policy that silently checks less.
+func TestKnownSchemas(t *testing.T) {
+	find := func(kind string) KindSchema {
+		for _, s := range KnownSchemas {
+			if s.Kind == kind {
+				return s
+			}
+		}
+		t.Fatalf("no schema for %s", kind)
+		return KindSchema{}
+	}
+	var paths []string
+	for _, p := range find("MeshHTTPRoute").SectionNames {
+		paths = append(paths, Path(p))
+	}
+	want := []string{"spec.targetRef.sectionName", "spec.to[*].rules[*].default.backendRefs[*].sectionName", "spec.to[*].targetRef.sectionName"}
+	if !slices.Equal(paths, want) {
+		t.Errorf("MeshHTTPRoute sectionNames = %q, want %q (a requestMirror.backendRef is not a target reference the webhook checks)", paths, want)
+	}
+	for kind, legacy := range map[string]bool{"Dataplane": true, "Mesh": true, "Zone": true, "MeshTimeout": false, "HostnameGenerator": false} {
+		if got := find(kind).TopLevelMesh; got != legacy {
+			t.Errorf("%s: TopLevelMesh = %t, want %t", kind, got, legacy)
+		}
+	}
+	if kris := find("MeshTrust").KRIs; len(kris) != 1 || Path(kris[0]) != "status.origin.kri" {
+		t.Errorf("MeshTrust KRIs = %q", kris)
+	}
+}
+
+// TestFieldRegexpAgreesWithNaming: the CEL form of each field's rule accepts exactly what
+// naming.Field.Valid accepts.
+func TestFieldRegexpAgreesWithNaming(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "abz09-._AZ:é\x00 "
+	for _, f := range naming.Fields {
+		re := regexp.MustCompile(fieldRegexp(f))
+		check := func(s string) {
+			got := len(s) <= f.MaxLen() && re.MatchString(s)
+			if want := f.Valid(s); got != want {
+				t.Errorf("%s: %q: CEL rule says %t, naming says %t", f, s, got, want)
+			}
+		}
+		for _, s := range []string{"", "a", "0", "-", ".", "a-", "-a", "a.b", "a..b", "ab", "a-b", strings.Repeat("a", f.MaxLen()), strings.Repeat("a", f.MaxLen()+1)} {
+			check(s)
+		}
+		for range 20000 {
+			n := rng.IntN(8)
+			var b strings.Builder
+			for range n {
+				b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+			}
+			check(b.String())
+		}
+	}
+}
+
+func FuzzFieldRegexp(f *testing.F) {
+	for _, s := range []string{"", "a", "a-b", "A", "a.b", "-"} {
+		f.Add(s)
+	}
+	res := make([]*regexp.Regexp, len(naming.Fields))
+	for i, fl := range naming.Fields {
+		res[i] = regexp.MustCompile(fieldRegexp(fl))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i, fl := range naming.Fields {
+			if got, want := len(s) <= fl.MaxLen() && res[i].MatchString(s), fl.Valid(s); got != want {
+				t.Errorf("%s: %q: CEL rule says %t, naming says %t", fl, s, got, want)
+			}
+		}
+	})
+}
+
+func TestEnforcementBecomesValidationActions(t *testing.T) {
+	cfg, err := webhook.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+kind: Configuration
+kinds:
+  - {group: kuma.io, version: v1alpha1, kind: MeshRetry, enforcement: warn}
+  - {group: kuma.io, version: v1alpha1, kind: MeshRateLimit, enforcement: dryrun}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Generate(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]admissionregistrationv1.ValidationAction{
+		"MeshRetry": admissionregistrationv1.Warn, "MeshRateLimit": admissionregistrationv1.Audit, "MeshTimeout": admissionregistrationv1.Deny,
+	}
+	for _, b := range objs.Bindings {
+		if a, ok := want[b.Labels[LabelKind]]; ok {
+			if !slices.Equal(b.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{a}) {
+				t.Errorf("%s: actions %v, want [%s]", b.Name, b.Spec.ValidationActions, a)
+			}
+			delete(want, b.Labels[LabelKind])
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no binding for %v", want)
+	}
+	if len(objs.Policies) != len(cfg.GuardedKinds()) {
+		t.Errorf("%d policies for %d guarded kinds", len(objs.Policies), len(cfg.GuardedKinds()))
+	}
+}
+
+// TestRequestersSplitPolicies: a requester override that changes a kind's enforcement gets a copy
+// of the kind's policy, matched only for those requesters, and the kind's own policy skips them;
+// the first override that matches wins.
+func TestRequestersSplitPolicies(t *testing.T) {
+	objs, err := Generate(webhook.DefaultConfig(), Options{Requesters: []Requesters{
+		{ServiceAccountNamespaces: []string{"kuma-system"}, Enforcement: webhook.EnforcementWarn},
+		{Users: []string{"alice"}, Groups: []string{"ops"}, Enforcement: webhook.EnforcementDeny},
+		{Users: []string{"bob"}, Enforcement: webhook.EnforcementDryRun},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, p := range objs.Policies {
+		if p.Labels[LabelKind] != "MeshTimeout" {
+			continue
+		}
+		names = append(names, p.Name+" "+string(objs.Bindings[i].Spec.ValidationActions[0]))
+		if len(p.Spec.MatchConditions) != 1 {
+			t.Fatalf("%s: %d match conditions", p.Name, len(p.Spec.MatchConditions))
+		}
+		t.Logf("%s: %s", p.Name, p.Spec.MatchConditions[0].Expression)
+	}
+	want := []string{
+		"kriguard.meshtimeout.kuma.io Deny",
+		"kriguard.meshtimeout.kuma.io.requesters-warn Warn",
+		"kriguard.meshtimeout.kuma.io.requesters-dryrun Audit",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("policies %q, want %q", names, want)
+	}
+	if _, err := Generate(webhook.DefaultConfig(), Options{Requesters: []Requesters{{Enforcement: webhook.EnforcementWarn}}}); err == nil {
+		t.Error("an override that names no requester must be refused")
+	}
+	if _, err := Generate(webhook.DefaultConfig(), Options{Requesters: []Requesters{{Users: []string{"x"}, Enforcement: "block"}}}); err == nil {
+		t.Error("an unknown enforcement must be refused")
+	}
+}
