@@ -2,12 +2,12 @@ package policy
 
 import (
 	"context"
-	"io"
 	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
