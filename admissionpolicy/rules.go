@@ -11,25 +11,59 @@ import (
 	"github.com/kriguard/kriguard/webhook"
 )
 
-// check is one validation: ok holds when the object is fine; otherwise the message names the
-// field at path, as the webhook's cause does (a policy's validation has no field path of its own). old, when set, holds when the old object of an update has
-// the same value at the same place, so that a problem the object already had does not block an
-// update (the webhook lets such problems through, with a warning).
+// check is one rule: ok holds when the object is fine; otherwise message says what is wrong at
+// path, the field, in the words of the webhook's cause (a policy's validation has no field path of
+// its own). old, when set, holds when the old object of an update has the same value at the same
+// place, so that a problem the object already had does not block an update (the webhook lets such
+// problems through, with a warning). list says the check walks lists of the object.
 type check struct {
 	ok, message, path, old string
+	list                   bool
 }
 
-func (c check) validation() admissionregistrationv1.Validation {
-	expr := c.ok
-	if c.old != "" {
-		expr = "(" + c.ok + ") ||\n(request.operation == 'UPDATE' && oldObject != null && " + c.old + ")"
+// passes is the CEL condition that the object passes c.
+func (c check) passes() string {
+	if c.old == "" {
+		return "(" + c.ok + ")"
 	}
+	return "((" + c.ok + ") ||\n(request.operation == 'UPDATE' && oldObject != null && " + c.old + "))"
+}
+
+// validations turns checks into a policy's validations. The checks of single values are one
+// validation whose message lists every problem, as the webhook's causes do, and which the API
+// server evaluates once per request; each check that walks lists is a validation of its own, so that
+// its CEL cost, which grows with the object, has a per-call budget of its own.
+//
+// Each check's verdict is a variable of its own (checkN): the API server evaluates it once, for the
+// expression, and the message reuses it.
+func validations(checks []check, variable func(name, expr string)) []admissionregistrationv1.Validation {
 	reason := metav1.StatusReasonInvalid
-	return admissionregistrationv1.Validation{
-		Expression:        expr,
-		MessageExpression: c.message,
+	var out []admissionregistrationv1.Validation
+	var single []check
+	for _, c := range checks {
+		if c.list {
+			out = append(out, admissionregistrationv1.Validation{Expression: c.passes(), MessageExpression: c.message, Reason: &reason})
+			continue
+		}
+		single = append(single, c)
+	}
+	if len(single) == 0 {
+		return out
+	}
+	conds := make([]string, len(single))
+	msgs := make([]string, len(single))
+	for i, c := range single {
+		name := fmt.Sprintf("check%d", i)
+		variable(name, c.passes())
+		conds[i] = "variables." + name
+		msgs[i] = fmt.Sprintf("(%s ? [] : [%s])", conds[i], c.message)
+	}
+	merged := admissionregistrationv1.Validation{
+		Expression:        strings.Join(conds, " && "),
+		MessageExpression: "(" + strings.Join(msgs, " +\n") + ").join('; ')",
 		Reason:            &reason,
 	}
+	return append([]admissionregistrationv1.Validation{merged}, out...)
 }
 
 const (
@@ -100,9 +134,7 @@ func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules,
 		kc, checks = kriChecks(cfg.Registry(), t, s, variable)
 		checks = append(kc, checks...)
 	}
-	for _, c := range checks {
-		r.validations = append(r.validations, c.validation())
-	}
+	r.validations = validations(checks, variable)
 	return r, nil
 }
 
@@ -278,6 +310,7 @@ func sectionCheck(p []string) check {
 		message: lit(path + ": Invalid value: every sectionName here must be empty or " + sectionRule()),
 		path:    strings.ReplaceAll(path, "[*]", ""),
 		old:     fmt.Sprintf("%s && %s == %s", present("oldObject", top), access("oldObject", top), access("object", top)),
+		list:    strings.Contains(path, "[*]"),
 	}
 }
 
