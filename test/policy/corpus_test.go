@@ -277,8 +277,11 @@ func kongObjects(k testenv.Kind, ns string, n *int) []item {
 	}
 	switch k.Kind {
 	case "KongService":
-		for _, host := range []string{upstream, "example.com", "cp431ef96.5a7cc34c.x"} {
-			for _, name := range []string{upstream, "my-service", "cp431ef96.00000000"} {
+		const current = "http.backend.1.cp1fbfa93f.1b69eced" // the operator's current upstream scheme
+		for _, host := range []string{upstream, current, "example.com", "cp431ef96.5a7cc34c.x", "http.cp1.bnf2.3"} {
+			for _, name := range []string{upstream, "http." + upstream, current, "http." + current, "my-service", "cp431ef96.00000000",
+				"http.backend.1.cp1fbfa93f.bnf12345678.1b69eced", "http.backend.cp1fbfa93f.bnf1.1b69eced", "http.backend.2.cp1fbfa93f.bnf1.1b69eced",
+				"http.backend.1.cp1fbfa93f.bnf1.2b69eced", "http.backend.1.cp2fbfa93f.bnf1.1b69eced", "cp431ef96.bnf1.5a7cc34c"} {
 				add(fmt.Sprintf("host %q name %q", host, name), name, func(u *unstructured.Unstructured) {
 					_ = unstructured.SetNestedField(u.Object, host, "spec", "host")
 				})
@@ -297,8 +300,8 @@ func kongObjects(k testenv.Kind, ns string, n *int) []item {
 			}
 		}
 	case "KongPluginBinding":
-		for _, refs := range [][2]string{{route, plugin}, {route, "pl00000000"}, {"other.cp431ef96.1b69eced", plugin}, {"", plugin}, {route, ""}} {
-			for _, name := range []string{route + "." + plugin, "my-binding", "other.cp431ef96.1b69eced." + plugin} {
+		for _, refs := range [][2]string{{route, plugin}, {route, "pl00000000"}, {"other.cp431ef96.1b69eced", plugin}, {"", plugin}, {route, ""}, {route, "ns.key-auth.1234abcd"}} {
+			for _, name := range []string{route + "." + plugin, "my-binding", "other.cp431ef96.1b69eced." + plugin, route + ".ns.key-auth.1234abcd", route + ".ns.key-auth.99"} {
 				add(fmt.Sprintf("refs %q name %q", refs, name), name, func(u *unstructured.Unstructured) {
 					if refs[0] != "" {
 						_ = unstructured.SetNestedField(u.Object, map[string]any{"group": "configuration.konghq.com", "kind": "KongRoute", "name": refs[0]}, "spec", "targets", "routeRef")
@@ -309,6 +312,16 @@ func kongObjects(k testenv.Kind, ns string, n *int) []item {
 					}
 				})
 			}
+		}
+	}
+	if k.Kind == "KongPluginBinding" {
+		const service = "http.backend.1.cp1fbfa93f.1b69eced"
+		for _, name := range []string{service + "." + plugin, service + ".pl1", "my-binding"} {
+			add(fmt.Sprintf("service %q name %q", service, name), name, func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, map[string]any{"group": "configuration.konghq.com", "kind": "KongService", "name": service}, "spec", "targets", "serviceRef")
+				_ = unstructured.SetNestedField(u.Object, map[string]any{"kind": "KongPlugin", "name": plugin}, "spec", "pluginRef")
+				_ = unstructured.SetNestedField(u.Object, "OnlyTargets", "spec", "scope")
+			})
 		}
 	}
 	return out
