@@ -90,4 +90,3 @@ func TestKongExpressionsMatchRecognisers(t *testing.T) {
 		}
 	}
 }
-

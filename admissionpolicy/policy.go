@@ -15,16 +15,6 @@ import (
 	"github.com/kriguard/kriguard/webhook"
 )
 
-// Requesters overrides the enforcement of every guarded kind for the requests of some users,
-// groups or service accounts, as the webhook's configuration does.
-type Requesters struct {
-	Users  []string `json:"users,omitempty"`
-	Groups []string `json:"groups,omitempty"`
-	// ServiceAccountNamespaces matches every service account of these namespaces.
-	ServiceAccountNamespaces []string            `json:"serviceAccountNamespaces,omitempty"`
-	Enforcement              webhook.Enforcement `json:"enforcement"`
-}
-
 // Options are the settings of Generate that are not in the kriguard configuration.
 type Options struct {
 	// Prefix starts the name of every generated object; "kriguard" when empty.
@@ -33,8 +23,6 @@ type Options struct {
 	ExcludeNamespaces []string
 	// OptOutLabel, when set, is a namespace label: namespaces where it is "true" are not guarded.
 	OptOutLabel string
-	// Requesters are the requester overrides, in order: the first that matches a request applies.
-	Requesters []Requesters
 	// Schemas describe the CRDs of the guarded kinds; KnownSchemas when nil. A guarded kind with no
 	// schema is matched by its guessed plural and gets no checks of its spec.
 	Schemas []KindSchema
@@ -55,21 +43,17 @@ type Objects struct {
 
 // Generate turns the guarded kinds of cfg into ValidatingAdmissionPolicies and bindings: one
 // policy per kind, bound with the validation actions of its enforcement (deny → Deny, warn → Warn,
-// dryrun → Audit). Requesters whose override changes a kind's enforcement get a copy of the
-// kind's policy, selected by match conditions, bound with their enforcement.
+// dryrun → Audit). The configuration's requester overrides apply as in the webhook, the first that
+// matches a request deciding: requesters whose override changes a kind's enforcement get a copy of
+// the kind's policy, selected by match conditions and bound with their enforcement, and the kind's
+// own policy skips them.
 func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
 	schemas := o.Schemas
 	if schemas == nil {
 		schemas = KnownSchemas
 	}
-	for i, r := range o.Requesters {
-		if _, err := actions(r.Enforcement); err != nil {
-			return nil, fmt.Errorf("requesters[%d]: %w", i, err)
-		}
-		if len(r.Users)+len(r.Groups)+len(r.ServiceAccountNamespaces) == 0 {
-			return nil, fmt.Errorf("requesters[%d]: names no user, group or service-account namespace", i)
-		}
-	}
+	// The configuration checked the overrides when it was loaded.
+	requesters := cfg.Requesters
 	out := &Objects{}
 	for _, k := range cfg.GuardedKinds() {
 		s, ok := findSchema(schemas, k.Group, k.Kind)
@@ -86,7 +70,7 @@ func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
 		groups := map[webhook.Enforcement][]string{} // enforcement → conditions of the requesters it applies to
 		var order []webhook.Enforcement
 		var earlier []string
-		for _, r := range o.Requesters {
+		for _, r := range requesters {
 			c := requesterCondition(r)
 			e := r.Enforcement
 			// First match wins: this override applies when no earlier one matched.
@@ -141,7 +125,7 @@ func parens(conds []string) []string {
 
 // requesterCondition is a CEL condition matching the requests of r's users, groups and
 // service-account namespaces.
-func requesterCondition(r Requesters) string {
+func requesterCondition(r webhook.RequesterConfig) string {
 	var or []string
 	if len(r.Users) > 0 {
 		or = append(or, "request.userInfo.username in "+list(r.Users))
@@ -154,7 +138,8 @@ func requesterCondition(r Requesters) string {
 		for i, ns := range r.ServiceAccountNamespaces {
 			prefixes[i] = "system:serviceaccount:" + ns + ":"
 		}
-		or = append(or, list(prefixes)+".exists(p, request.userInfo.username.startsWith(p))")
+		// A service account's user name is system:serviceaccount:<namespace>:<name>, the name not empty.
+		or = append(or, list(prefixes)+".exists(p, request.userInfo.username.startsWith(p) && size(request.userInfo.username) > size(p))")
 	}
 	return strings.Join(or, " || ")
 }

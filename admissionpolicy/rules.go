@@ -141,13 +141,13 @@ func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules,
 // kriChecks returns the checks of a KRI kind (the KRI of the object as Kuma computes it, then the
 // other values the webhook checks) and declares the variables they read.
 func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variable func(name, expr string)) (object, others []check) {
-	// mesh: legacy kinds (their CRD has a top-level mesh) read that field, with no default; the
-	// others read the kuma.io/mesh label, "default" when the key is absent, even when its value is
-	// empty; global-scoped kinds without the field have no mesh at all.
+	// mesh (naming.MeshOf): legacy kinds read their top-level mesh, with no default; the others
+	// read the kuma.io/mesh label, "default" when the key is absent, even when its value is empty;
+	// global-scoped kinds that are not legacy kinds have no mesh at all.
 	meshScoped := t.Scope == naming.ScopeMesh
 	required := fmt.Sprintf("%s (%q) is mesh-scoped", t.Kind, t.ShortName)
 	switch {
-	case s.TopLevelMesh:
+	case t.Legacy:
 		variable("kriMesh", "has(object.mesh) ? object.mesh : ''")
 		old := "has(oldObject.mesh) == has(object.mesh) && (!has(object.mesh) || oldObject.mesh == object.mesh)"
 		if meshScoped {
@@ -188,24 +188,27 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 
 	// name: the display-name annotation; when it is present but empty, Kuma's core name
 	// (<name>.<namespace> for namespaced kinds); when absent, metadata.name.
-	dn := member(annotations, naming.LabelDisplayName)
+	dn := member(annotations, naming.AnnotationDisplayName)
+	hasDN := fmt.Sprintf("(%s in %s)", lit(naming.AnnotationDisplayName), annotations)
 	core := "object.metadata.name"
 	if s.Namespaced {
 		core = "object.metadata.name + '.' + object.metadata.namespace"
 	}
-	variable("kriName", fmt.Sprintf("%s in %s && %s != '' ? %s : (%s in %s ? %s : object.metadata.name)",
-		lit(naming.LabelDisplayName), annotations, dn, dn, lit(naming.LabelDisplayName), annotations, core))
+	variable("kriName", fmt.Sprintf("%s && %s != '' ? %s : (%s ? %s : object.metadata.name)", hasDN, dn, dn, hasDN, core))
 	object = append(object,
 		check{
-			ok:      fmt.Sprintf("!(%s in %s) || %s == '' || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, dn)),
-			message: invalidMessage(mapPath("annotations", naming.LabelDisplayName), naming.FieldName, dn),
-			path:    fieldPathOf("annotations", naming.LabelDisplayName),
-			old:     oldMember("annotations", naming.LabelDisplayName),
+			ok:      fmt.Sprintf("!%s || %s == '' || %s", hasDN, dn, validField(naming.FieldName, dn)),
+			message: invalidMessage(mapPath("annotations", naming.AnnotationDisplayName), naming.FieldName, dn),
+			path:    fieldPathOf("annotations", naming.AnnotationDisplayName),
+			old:     oldMember("annotations", naming.AnnotationDisplayName),
 		},
 		check{
-			ok:      fmt.Sprintf("(%s in %s && %s != '') || %s", lit(naming.LabelDisplayName), annotations, dn, validField(naming.FieldName, "variables.kriName")),
-			message: invalidMessage("metadata.name", naming.FieldName, "variables.kriName"),
-			path:    "metadata.name",
+			// The name Kuma falls back to, which only its length can break.
+			ok: fmt.Sprintf("(%s && %s != '') || %s", hasDN, dn, validField(naming.FieldName, "variables.kriName")),
+			message: fmt.Sprintf("%s ? %s + ' (the empty %s annotation makes the name <metadata.name>.<metadata.namespace>)' : %s",
+				hasDN, invalidMessage(mapPath("annotations", naming.AnnotationDisplayName), naming.FieldName, "variables.kriName"),
+				naming.AnnotationDisplayName, invalidMessage("metadata.name", naming.FieldName, "variables.kriName")),
+			path: "metadata.name",
 		},
 	)
 	// A display-name label does not form the KRI, but must still hold a valid name.

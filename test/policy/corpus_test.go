@@ -151,13 +151,13 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 		})
 		// The KRI annotation: the object's own, another one, and malformed ones.
 		add(k, "own KRI annotation", func(u *unstructured.Unstructured) {
-			if kri, errs := cfg.Registry().ForObject(u, k.Kind); len(errs) == 0 {
+			if kri, errs := cfg.Registry().ForObject(naming.WithMesh(u, meshOf(u)), k.Kind); len(errs) == 0 {
 				setMap(u, "annotations", naming.AnnotationKRI, kri.String())
 			}
 		})
 		add(k, "own KRI annotation, zone label", func(u *unstructured.Unstructured) {
 			setMap(u, "labels", naming.LabelZone, "zone-1")
-			if kri, errs := cfg.Registry().ForObject(u, k.Kind); len(errs) == 0 {
+			if kri, errs := cfg.Registry().ForObject(naming.WithMesh(u, meshOf(u)), k.Kind); len(errs) == 0 {
 				setMap(u, "annotations", naming.AnnotationKRI, kri.String())
 			}
 		})
@@ -180,6 +180,12 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 		}
 	}
 	return out
+}
+
+// meshOf is the top-level mesh of an unstructured object, "" when it has none.
+func meshOf(u *unstructured.Unstructured) string {
+	m, _ := u.Object["mesh"].(string)
+	return m
 }
 
 func q(s string) string {
@@ -362,7 +368,7 @@ func collect(v any, path string, slots *[]*string, names *[]string) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			p := path + "/" + k
+			p := path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 			if s, ok := t[k].(string); ok {
 				if interesting.MatchString(p) {
 					s := s
@@ -380,12 +386,14 @@ func collect(v any, path string, slots *[]*string, names *[]string) {
 	}
 }
 
+// interesting matches the JSON pointers of the strings a mutation may change.
 var interesting = regexp.MustCompile(`^/metadata/(labels|annotations)/|^/metadata/name$|/sectionName$|^/mesh$|/host$|Ref/name$`)
 
 func writeBack(obj map[string]any, path, value string) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	var cur any = obj
 	for i, p := range parts {
+		p = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
 		last := i == len(parts)-1
 		switch c := cur.(type) {
 		case map[string]any:
