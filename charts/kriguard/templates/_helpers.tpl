@@ -129,3 +129,12 @@ matchExpressions:
 {{- fail "webhook.healthPort must differ from webhook.port" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* A list of strings as a CEL list literal of single-quoted strings, as admissionpolicy writes them. */}}
+{{- define "kriguard.celList" -}}
+{{- $q := list -}}
+{{- range . -}}
+{{- $q = append $q (printf "'%s'" (replace "'" "\\'" (replace "\\" "\\\\" .))) -}}
+{{- end -}}
+[{{ join ", " $q }}]
+{{- end -}}
