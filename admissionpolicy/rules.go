@@ -220,9 +220,13 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	}
 
 	// The object's KRI, and whether the object's own fields make a valid one.
+	// Each verdict is a variable, evaluated once for its check and for kriValid.
 	var okObject []string
-	for _, c := range object {
-		okObject = append(okObject, "("+c.ok+")")
+	for i := range object {
+		name := fmt.Sprintf("kriOk%d", i)
+		variable(name, object[i].ok)
+		object[i].ok = "variables." + name
+		okObject = append(okObject, object[i].ok)
 	}
 	variable("kri", fmt.Sprintf("'kri_' + %s + '_' + variables.kriMesh + '_' + variables.kriZone + '_' + variables.kriNamespace + '_' + variables.kriName + '_'", lit(t.ShortName)))
 	variable("kriValid", strings.Join(okObject, " && "))
