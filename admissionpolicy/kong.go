@@ -43,7 +43,6 @@ func kongChecks(kind string) []check {
 	checks := []check{{
 		ok:      fmt.Sprintf("size(%s) <= %d && %s.matches(%s)", name, kongMaxName, name, lit(whole(dns1123Subdomain))),
 		message: fmt.Sprintf("'metadata.name: Invalid value: \"' + %s + '\": must be a lowercase RFC 1123 subdomain'", shown(name)),
-		path:    "metadata.name",
 	}}
 	switch kind {
 	case "KongService":
@@ -57,7 +56,6 @@ func kongChecks(kind string) []check {
 				host, lit(whole(kongService)), name, lit(whole(kongServiceBNF)), lit(whole(`.*\.bnf`+kongHash+`\.`+kongHash)),
 				bnfOfUpstream(name, host)),
 			message: fmt.Sprintf("'metadata.name: Invalid value: \"' + %s + '\": must equal the service\\'s host \"' + %s + '\", a generated KongUpstream name'", shown(name), shown(host)),
-			path:    "metadata.name",
 		})
 	case "KongTarget":
 		up := "object.spec.upstreamRef.name"
@@ -67,7 +65,6 @@ func kongChecks(kind string) []check {
 			ok: fmt.Sprintf("!%s.matches(%s) || (%s && %s == %s)", name, lit(whole(kongTarget)), hasUp, prefix, up),
 			message: fmt.Sprintf("%s ? 'metadata.name: Invalid value: \"' + %s + '\": must start with the name of its upstream \"' + %s + '\" and a dot' : 'spec.upstreamRef.name: Required value: a KongTarget with a generated name must reference its upstream'",
 				hasUp, shown(name), up),
-			path: "metadata.name",
 		})
 	case "KongPluginBinding":
 		// The target is the route, or the service when no route is bound.
@@ -83,7 +80,6 @@ func kongChecks(kind string) []check {
 				name, kongMaxName, lit(whole(kongBinding)), expected),
 			message: fmt.Sprintf("'metadata.name: Invalid value: \"' + %s + '\": must be the name of its route or service, a dot and the name of its plugin: \"' + %s + '\"'",
 				shown(name), expected),
-			path: "metadata.name",
 		})
 	}
 	return checks

@@ -11,14 +11,14 @@ import (
 	"github.com/kriguard/kriguard/webhook"
 )
 
-// check is one rule: ok holds when the object is fine; otherwise message says what is wrong at
-// path, the field, in the words of the webhook's cause (a policy's validation has no field path of
-// its own). old, when set, holds when the old object of an update has the same value at the same
-// place, so that a problem the object already had does not block an update (the webhook lets such
-// problems through, with a warning). list says the check walks lists of the object.
+// check is one rule: ok holds when the object is fine; otherwise message says what is wrong and
+// where, in the words of the webhook's cause (a policy's validation has no field path of its own).
+// old, when set, holds when the old object of an update has the same value at the same place, so
+// that a problem the object already had does not block an update (the webhook lets such problems
+// through, with a warning). list says the check walks lists of the object.
 type check struct {
-	ok, message, path, old string
-	list                   bool
+	ok, message, old string
+	list             bool
 }
 
 // passes is the CEL condition that the object passes c.
@@ -74,9 +74,6 @@ const (
 // mapPath is the webhook's path of a label or annotation: metadata.labels[kuma.io/mesh].
 func mapPath(m, key string) string { return "metadata." + m + "[" + key + "]" }
 
-// fieldPathOf is the VAP fieldPath of a label or annotation: metadata.labels['kuma.io/mesh'].
-func fieldPathOf(m, key string) string { return "metadata." + m + "['" + key + "']" }
-
 // member is the CEL access to a label or annotation key of the map variable m.
 func member(m, key string) string { return m + "[" + lit(key) + "]" }
 
@@ -92,7 +89,6 @@ func optionalLabel(m, key string, f naming.Field) check {
 	return check{
 		ok:      fmt.Sprintf("!(%s in variables.%s) || %s == '' || %s", lit(key), m, v, validField(f, v)),
 		message: invalidMessage(mapPath(m, key), f, v),
-		path:    fieldPathOf(m, key),
 		old:     oldMember(m, key),
 	}
 }
@@ -154,14 +150,12 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 			object = append(object, check{
 				ok:      "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
 				message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "variables.kriMesh")),
-				path:    "mesh",
 				old:     old,
 			})
 		} else {
 			object = append(object, check{
 				ok:      "variables.kriMesh == ''",
 				message: lit(fmt.Sprintf("mesh: Forbidden: must be empty: %s (%q) is global-scoped", t.Kind, t.ShortName)),
-				path:    "mesh",
 				old:     old,
 			})
 		}
@@ -173,8 +167,7 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 			ok: "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
 			message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s",
 				lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, "variables.kriMesh")),
-			path: fieldPathOf("labels", key),
-			old:  oldMember("labels", key),
+			old: oldMember("labels", key),
 		})
 	default:
 		variable("kriMesh", "''")
@@ -199,7 +192,6 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 		check{
 			ok:      fmt.Sprintf("!%s || %s == '' || %s", hasDN, dn, validField(naming.FieldName, dn)),
 			message: invalidMessage(mapPath("annotations", naming.AnnotationDisplayName), naming.FieldName, dn),
-			path:    fieldPathOf("annotations", naming.AnnotationDisplayName),
 			old:     oldMember("annotations", naming.AnnotationDisplayName),
 		},
 		check{
@@ -208,7 +200,6 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 			message: fmt.Sprintf("%s ? %s + ' (the empty %s annotation makes the name <metadata.name>.<metadata.namespace>)' : %s",
 				hasDN, invalidMessage(mapPath("annotations", naming.AnnotationDisplayName), naming.FieldName, "variables.kriName"),
 				naming.AnnotationDisplayName, invalidMessage("metadata.name", naming.FieldName, "variables.kriName")),
-			path: "metadata.name",
 		},
 	)
 	// A display-name label does not form the KRI, but must still hold a valid name.
@@ -240,8 +231,7 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 			lit(naming.AnnotationKRI), annotations, validKRIParts("variables.kriParts", global, mesh), ak),
 		message: fmt.Sprintf("%s + ': Invalid value: \"' + %s + '\": ' + (%s ? 'must equal the object\\'s KRI \"' + variables.kri + '\"' : 'must be a valid KRI')",
 			lit(mapPath("annotations", naming.AnnotationKRI)), shown(ak), validKRIParts("variables.kriParts", global, mesh)),
-		path: fieldPathOf("annotations", naming.AnnotationKRI),
-		old:  oldMember("annotations", naming.AnnotationKRI),
+		old: oldMember("annotations", naming.AnnotationKRI),
 	})
 
 	// Values documented to hold a KRI (MeshTrust's status.origin.kri) must parse.
@@ -252,7 +242,6 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 		others = append(others, check{
 			ok:      fmt.Sprintf("!(%s) || %s", present("object", p), validKRIParts("variables."+name, global, mesh)),
 			message: fmt.Sprintf("%s + ': Invalid value: \"' + %s + '\": must be a valid KRI'", lit(Path(p)), shown(acc)),
-			path:    Path(p),
 			old:     fmt.Sprintf("%s && %s == %s", present("oldObject", p), access("oldObject", p), acc),
 		})
 	}
@@ -315,7 +304,6 @@ func sectionCheck(p []string) check {
 	return check{
 		ok:      build("object", p, 0),
 		message: lit(path + ": Invalid value: every sectionName here must be empty or " + sectionRule()),
-		path:    strings.ReplaceAll(path, "[*]", ""),
 		old:     fmt.Sprintf("%s && %s == %s", present("oldObject", top), access("oldObject", top), access("object", top)),
 		list:    strings.Contains(path, "[*]"),
 	}

@@ -2,16 +2,13 @@ package policy
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -224,8 +221,6 @@ func nopCABundle() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: nop.Certificate().Raw})
 }
 
-var _ = tls.VersionTLS13
-
 // installPolicies generates the policies of the default configuration, narrows each to the objects
 // and namespaces the selectors pick, creates them and their bindings, and removes them when the test
 // ends. It returns the policies as created.
@@ -327,8 +322,3 @@ func dump(obj *unstructured.Unstructured) string {
 	b, _ := json.Marshal(obj.Object)
 	return string(b)
 }
-
-var (
-	_ = http.StatusOK
-	_ = filepath.Join
-)
