@@ -131,7 +131,7 @@ func requesterCondition(r webhook.RequesterConfig) string {
 		or = append(or, "request.userInfo.username in "+list(r.Users))
 	}
 	if len(r.Groups) > 0 {
-		or = append(or, "request.userInfo.groups.exists(g, g in "+list(r.Groups)+")")
+		or = append(or, "(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in "+list(r.Groups)+"))")
 	}
 	if len(r.ServiceAccountNamespaces) > 0 {
 		prefixes := make([]string, len(r.ServiceAccountNamespaces))

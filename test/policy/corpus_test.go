@@ -164,6 +164,16 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 		for _, v := range []string{"kri_mt_default___other_", "kri_m____default_", "kri_mt_default", "kri_MT_default___x_", "kri_mt_default___x_y_z", "not-a-kri", "", strings.Repeat("kri_", 200)} {
 			add(k, "KRI annotation "+q(v), func(u *unstructured.Unstructured) { setMap(u, "annotations", naming.AnnotationKRI, v) })
 		}
+		if k.Kind == "MeshProxyPatch" {
+			// Hand-typed Envoy names: the webhook's alone (docs/policy.md).
+			for _, v := range []string{"kri_msvc_default_zone-1_kuma-demo_backend_http", "kri_msvc_Default___backend_", "inbound:10.0.0.1:8080", "my-cluster"} {
+				add(k, "cluster match name "+q(v), func(u *unstructured.Unstructured) {
+					_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"cluster": map[string]any{
+						"operation": "Patch", "match": map[string]any{"name": v}, "value": "name: x",
+					}}}, "spec", "default", "appendModifications")
+				})
+			}
+		}
 		s, ok := schemaOf(k)
 		if !ok {
 			continue
