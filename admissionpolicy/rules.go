@@ -32,34 +32,25 @@ func (c check) passes() string {
 // validations turns checks into a policy's validations. The checks of single values are one
 // validation whose message lists every problem, as the webhook's causes do, and which the API
 // server evaluates once per request; each check that walks lists is a validation of its own, so that
-// its CEL cost, which grows with the object, has a per-call budget of its own.
-//
-// Each check's verdict is a variable of its own (checkN): the API server evaluates it once, for the
-// expression, and the message reuses it.
-func validations(checks []check, variable func(name, expr string)) []admissionregistrationv1.Validation {
+// its CEL cost, which grows with the object, has a per-call budget of its own. The message
+// evaluates the checks again, but only for an object that fails one.
+func validations(checks []check) []admissionregistrationv1.Validation {
 	reason := metav1.StatusReasonInvalid
 	var out []admissionregistrationv1.Validation
-	var single []check
+	var conds, msgs []string
 	for _, c := range checks {
 		if c.list {
 			out = append(out, admissionregistrationv1.Validation{Expression: c.passes(), MessageExpression: c.message, Reason: &reason})
 			continue
 		}
-		single = append(single, c)
+		conds = append(conds, c.passes())
+		msgs = append(msgs, fmt.Sprintf("(%s ? [] : [%s])", c.passes(), c.message))
 	}
-	if len(single) == 0 {
+	if len(conds) == 0 {
 		return out
 	}
-	conds := make([]string, len(single))
-	msgs := make([]string, len(single))
-	for i, c := range single {
-		name := fmt.Sprintf("check%d", i)
-		variable(name, c.passes())
-		conds[i] = "variables." + name
-		msgs[i] = fmt.Sprintf("(%s ? [] : [%s])", conds[i], c.message)
-	}
 	merged := admissionregistrationv1.Validation{
-		Expression:        strings.Join(conds, " && "),
+		Expression:        strings.Join(conds, " &&\n"),
 		MessageExpression: "(" + strings.Join(msgs, " +\n") + ").join('; ')",
 		Reason:            &reason,
 	}
@@ -130,7 +121,7 @@ func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules,
 		kc, checks = kriChecks(cfg.Registry(), t, s, variable)
 		checks = append(kc, checks...)
 	}
-	r.validations = validations(checks, variable)
+	r.validations = validations(checks)
 	return r, nil
 }
 
@@ -148,13 +139,13 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 		old := "has(oldObject.mesh) == has(object.mesh) && (!has(object.mesh) || oldObject.mesh == object.mesh)"
 		if meshScoped {
 			object = append(object, check{
-				ok:      "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
-				message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "variables.kriMesh")),
+				ok:      "has(object.mesh) && object.mesh != '' && " + validField(naming.FieldMesh, "object.mesh"),
+				message: fmt.Sprintf("!has(object.mesh) || object.mesh == '' ? %s : %s", lit("mesh: Required value: "+required), invalidMessage("mesh", naming.FieldMesh, "object.mesh")),
 				old:     old,
 			})
 		} else {
 			object = append(object, check{
-				ok:      "variables.kriMesh == ''",
+				ok:      "!has(object.mesh) || object.mesh == ''",
 				message: lit(fmt.Sprintf("mesh: Forbidden: must be empty: %s (%q) is global-scoped", t.Kind, t.ShortName)),
 				old:     old,
 			})
@@ -164,9 +155,9 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 		v := member(labels, key)
 		variable("kriMesh", fmt.Sprintf("%s in %s ? %s : %s", lit(key), labels, v, lit(naming.DefaultMesh)))
 		object = append(object, check{
-			ok: "variables.kriMesh != '' && " + validField(naming.FieldMesh, "variables.kriMesh"),
-			message: fmt.Sprintf("variables.kriMesh == '' ? %s : %s",
-				lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, "variables.kriMesh")),
+			ok: fmt.Sprintf("!(%s in %s) || (%s != '' && %s)", lit(key), labels, v, validField(naming.FieldMesh, v)),
+			message: fmt.Sprintf("%s == '' ? %s : %s",
+				v, lit(mapPath("labels", key)+": Required value: "+required), invalidMessage(mapPath("labels", key), naming.FieldMesh, v)),
 			old: oldMember("labels", key),
 		})
 	default:
@@ -187,7 +178,9 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	if s.Namespaced {
 		core = "object.metadata.name + '.' + object.metadata.namespace"
 	}
-	variable("kriName", fmt.Sprintf("%s && %s != '' ? %s : (%s ? %s : object.metadata.name)", hasDN, dn, dn, hasDN, core))
+	// fallback is the name when the annotation does not give it.
+	fallback := fmt.Sprintf("%s ? %s : object.metadata.name", hasDN, core)
+	variable("kriName", fmt.Sprintf("%s && %s != '' ? %s : (%s)", hasDN, dn, dn, fallback))
 	object = append(object,
 		check{
 			ok:      fmt.Sprintf("!%s || %s == '' || %s", hasDN, dn, validField(naming.FieldName, dn)),
@@ -196,7 +189,7 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 		},
 		check{
 			// The name Kuma falls back to, which only its length can break.
-			ok: fmt.Sprintf("(%s && %s != '') || %s", hasDN, dn, validField(naming.FieldName, "variables.kriName")),
+			ok: fmt.Sprintf("(%s && %s != '') || %s", hasDN, dn, validField(naming.FieldName, "("+fallback+")")),
 			message: fmt.Sprintf("%s ? %s + ' (the empty %s annotation makes the name <metadata.name>.<metadata.namespace>)' : %s",
 				hasDN, invalidMessage(mapPath("annotations", naming.AnnotationDisplayName), naming.FieldName, "variables.kriName"),
 				naming.AnnotationDisplayName, invalidMessage("metadata.name", naming.FieldName, "variables.kriName")),
@@ -211,13 +204,12 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	}
 
 	// The object's KRI, and whether the object's own fields make a valid one.
-	// Each verdict is a variable, evaluated once for its check and for kriValid.
+	// kriValid repeats the object's checks rather than naming each verdict a variable: the API
+	// server builds a fresh activation holding every variable each time it evaluates one, so a
+	// variable costs more than the few comparisons it would save (BenchmarkEvaluate).
 	var okObject []string
-	for i := range object {
-		name := fmt.Sprintf("kriOk%d", i)
-		variable(name, object[i].ok)
-		object[i].ok = "variables." + name
-		okObject = append(okObject, object[i].ok)
+	for _, c := range object {
+		okObject = append(okObject, "("+c.ok+")")
 	}
 	variable("kri", fmt.Sprintf("'kri_' + %s + '_' + variables.kriMesh + '_' + variables.kriZone + '_' + variables.kriNamespace + '_' + variables.kriName + '_'", lit(t.ShortName)))
 	variable("kriValid", strings.Join(okObject, " && "))
