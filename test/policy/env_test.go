@@ -56,10 +56,18 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
-	for _, d := range sharedCRDs {
-		if _, err := os.Stat(d); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: the upstream CRDs are needed (%v)\n", err)
-			return 1
+	// The upstream schemas are the point: with the project's loose test CRDs the policies would be
+	// compared on objects no real cluster accepts. KRIGUARD_EXTRA_CRDS (as CI sets it) or the shared
+	// folder beside the repository provides them.
+	extra := sharedCRDs
+	if os.Getenv("KRIGUARD_EXTRA_CRDS") != "" {
+		extra = nil
+	} else {
+		for _, d := range sharedCRDs {
+			if _, err := os.Stat(d); err != nil {
+				fmt.Fprintf(os.Stderr, "FAIL: the upstream CRDs are needed: set KRIGUARD_EXTRA_CRDS or put them beside the repository (%v)\n", err)
+				return 1
+			}
 		}
 	}
 	dir, err := os.MkdirTemp("", "kriguard-policy-")
@@ -68,7 +76,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if env, err = testenv.Start(testenv.Options{ExtraCRDDirs: sharedCRDs}); err != nil {
+	if env, err = testenv.Start(testenv.Options{ExtraCRDDirs: extra}); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: testenv: %v\n", err)
 		return 1
 	}
