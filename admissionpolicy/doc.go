@@ -17,8 +17,10 @@
 // mutating webhook is still needed. docs/policy.md lists what the policy does not judge.
 //
 // The chart's policies are generated with go generate (the CRDs beside the repository, in
-// ../shared/crds) and checked in; a test fails when they are stale.
+// ../shared/crds) and checked in; a test fails when they are stale. They are the built-in
+// configuration's without requester overrides (chart-rules.yaml): the chart adds the overrides of
+// its values.
 package admissionpolicy
 
 //go:generate go run ./internal/schemagen -crds ../../shared/crds -o schemas_generated.go
-//go:generate go run ../cmd/kriguard-policy -o ../charts/kriguard/files/policies.yaml
+//go:generate go run ../cmd/kriguard-policy -config chart-rules.yaml -o ../charts/kriguard/files/policies.yaml

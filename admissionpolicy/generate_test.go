@@ -48,7 +48,11 @@ func TestGeneratedSchemasAreCurrent(t *testing.T) {
 }
 
 func TestChartPoliciesAreCurrent(t *testing.T) {
-	objs, err := Generate(webhook.DefaultConfig(), Options{})
+	cfg, err := webhook.LoadConfig("chart-rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Generate(cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

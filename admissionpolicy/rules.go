@@ -44,7 +44,9 @@ func validations(checks []check) []admissionregistrationv1.Validation {
 			continue
 		}
 		conds = append(conds, c.passes())
-		msgs = append(msgs, fmt.Sprintf("(%s ? [] : [%s])", c.passes(), c.message))
+		// The message lists what the object breaks; on an update that also names a problem the old
+		// object had, which alone would not have denied it.
+		msgs = append(msgs, fmt.Sprintf("((%s) ? [] : [%s])", c.ok, c.message))
 	}
 	if len(conds) == 0 {
 		return out
