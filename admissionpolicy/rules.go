@@ -200,6 +200,10 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	// A display-name label does not form the KRI, but must still hold a valid name.
 	others = append(others, optionalLabel("labels", naming.LabelDisplayName, naming.FieldName))
 
+	// The SNIs Kuma names after the ports of some kinds.
+	if c, ok := sniCheck(t.Kind, t.ShortName); ok {
+		others = append(others, c)
+	}
 	// Every sectionName of a target reference, at the paths the kind's schema has.
 	for _, p := range s.SectionNames {
 		others = append(others, sectionCheck(p))

@@ -225,5 +225,16 @@ func isCovered(kind, field string) bool {
 			}
 		}
 	}
+	switch kind { // the port SNIs
+	case "MeshService", "MeshMultiZoneService":
+		switch index.ReplaceAllString(field, "[*]") {
+		case "spec.ports[*]", "spec.ports[*].name", "spec.ports[*].port":
+			return true
+		}
+	case "MeshExternalService":
+		if field == "spec.match" || field == "spec.match.port" {
+			return true
+		}
+	}
 	return strings.HasPrefix(kind, "Kong") && (field == "spec.upstreamRef.name" || field == "spec.targets.routeRef.name" || field == "spec.pluginRef.name")
 }

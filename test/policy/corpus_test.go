@@ -164,6 +164,33 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 		for _, v := range []string{"kri_mt_default___other_", "kri_m____default_", "kri_mt_default", "kri_MT_default___x_", "kri_mt_default___x_y_z", "not-a-kri", "", strings.Repeat("kri_", 200)} {
 			add(k, "KRI annotation "+q(v), func(u *unstructured.Unstructured) { setMap(u, "annotations", naming.AnnotationKRI, v) })
 		}
+		if k.Kind == "MeshService" || k.Kind == "MeshMultiZoneService" {
+			// Port SNIs: sni.<type>.<mesh>[.<zone>[.<namespace>]].<name>.<section>.
+			for _, port := range []map[string]any{
+				{"port": int64(8080)}, {"port": int64(8080), "name": "http"}, {"port": int64(8080), "name": ""},
+				{"port": int64(8080), "name": "HTTP"}, {"port": int64(8080), "name": "a.b"}, {"port": int64(8080), "name": strings.Repeat("p", 63)},
+			} {
+				for _, name := range []string{"backend", "backend.v2", strings.Repeat("n", 150), strings.Repeat("n", 230)} {
+					for _, labels := range []map[string]string{nil, {naming.LabelZone: "zone-1", naming.LabelNamespace: "kuma-demo"}, {naming.LabelNamespace: "a.b"}} {
+						add(k, fmt.Sprintf("port %v name %s labels %v", port, q(name), labels), func(u *unstructured.Unstructured) {
+							u.SetName(name)
+							for key, v := range labels {
+								setMap(u, "labels", key, v)
+							}
+							_ = unstructured.SetNestedSlice(u.Object, []any{runtime.DeepCopyJSONValue(port)}, "spec", "ports")
+						})
+					}
+				}
+			}
+		}
+		if k.Kind == "MeshExternalService" {
+			for _, name := range []string{"httpbin", "httpbin.org", strings.Repeat("n", 230), strings.Repeat("n", 63)} {
+				add(k, "name "+q(name)+" with a zone", func(u *unstructured.Unstructured) {
+					u.SetName(name)
+					setMap(u, "labels", naming.LabelZone, "zone-1")
+				})
+			}
+		}
 		if k.Kind == "MeshProxyPatch" {
 			// Hand-typed Envoy names: the webhook's alone (docs/policy.md).
 			for _, v := range []string{"kri_msvc_default_zone-1_kuma-demo_backend_http", "kri_msvc_Default___backend_", "inbound:10.0.0.1:8080", "my-cluster"} {
