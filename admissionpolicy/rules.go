@@ -204,6 +204,9 @@ func kriChecks(reg *naming.Registry, t naming.ResourceType, s KindSchema, variab
 	if c, ok := sniCheck(t.Kind, t.ShortName); ok {
 		others = append(others, c)
 	}
+	if t.Kind == "MeshProxyPatch" {
+		others = append(others, proxyPatchChecks(typeLists(reg))...)
+	}
 	// Every sectionName of a target reference, at the paths the kind's schema has.
 	for _, p := range s.SectionNames {
 		others = append(others, sectionCheck(p))

@@ -225,6 +225,9 @@ func isCovered(kind, field string) bool {
 			}
 		}
 	}
+	if kind == "MeshProxyPatch" && strings.HasPrefix(field, "spec.default.appendModifications[") {
+		return true // hand-typed Envoy names
+	}
 	switch kind { // the port SNIs
 	case "MeshService", "MeshMultiZoneService":
 		switch index.ReplaceAllString(field, "[*]") {

@@ -193,12 +193,18 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 		}
 		if k.Kind == "MeshProxyPatch" {
 			// Hand-typed Envoy names: the webhook's alone (docs/policy.md).
-			for _, v := range []string{"kri_msvc_default_zone-1_kuma-demo_backend_http", "kri_msvc_Default___backend_", "inbound:10.0.0.1:8080", "my-cluster"} {
-				add(k, "cluster match name "+q(v), func(u *unstructured.Unstructured) {
-					_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"cluster": map[string]any{
-						"operation": "Patch", "match": map[string]any{"name": v}, "value": "name: x",
-					}}}, "spec", "default", "appendModifications")
-				})
+			for _, v := range []string{"kri_msvc_default_zone-1_kuma-demo_backend_http", "kri_msvc_Default___backend_", "kri_msvc_default", "kri_", "inbound:10.0.0.1:8080", "my-cluster", "self_inbound_dp_http"} {
+				mods := map[string]map[string]any{
+					"cluster match name":                 {"cluster": map[string]any{"operation": "Patch", "match": map[string]any{"name": v}, "value": "name: x"}},
+					"listener unified-name tag":          {"listener": map[string]any{"operation": "Patch", "match": map[string]any{"tags": map[string]any{"kuma.io/unified-name": v}}, "value": "name: x"}},
+					"virtualHost routeConfigurationName": {"virtualHost": map[string]any{"operation": "Patch", "match": map[string]any{"routeConfigurationName": v}, "value": "name: x"}},
+					"httpFilter listenerName":            {"httpFilter": map[string]any{"operation": "Patch", "match": map[string]any{"listenerName": v, "name": "envoy.filters.http.router"}, "value": "name: x"}},
+				}
+				for what, mod := range mods {
+					add(k, what+" "+q(v), func(u *unstructured.Unstructured) {
+						_ = unstructured.SetNestedSlice(u.Object, []any{runtime.DeepCopyJSONValue(map[string]any(mod))}, "spec", "default", "appendModifications")
+					})
+				}
 			}
 		}
 		s, ok := schemaOf(k)

@@ -101,3 +101,34 @@ func TestMaximalObject(t *testing.T) {
 		t.Errorf("a 150 KiB invalid display name: %s, %d bytes: %.300s", o.verdict, len(o.message), o.message)
 	}
 }
+
+// TestMaximalProxyPatch: the hand-typed-name check of a MeshProxyPatch with as many modifications as
+// the API server stores, each naming a cluster by a valid KRI of the longest length, stays within
+// the CEL cost limits.
+func TestMaximalProxyPatch(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, "maximal-patch", nil)
+	installPolicies(t, judge(judgePolicy), nil)
+	waitActive(t, ns)
+	kri := "kri_msvc_" + strings.Repeat("m", 63) + "_" + strings.Repeat("z", 63) + "_" + strings.Repeat("n", 63) + "_" + strings.Repeat("b", 253) + "_" + strings.Repeat("s", 63)
+	mod := map[string]any{"cluster": map[string]any{"operation": "Patch", "match": map[string]any{"name": kri}, "value": "name: x"}}
+	one, _ := json.Marshal(mod)
+	mods := make([]any, maxStoredBytes/(len(one)+1))
+	for i := range mods {
+		mods[i] = mod
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshProxyPatch",
+		"metadata":   map[string]any{"name": "maximal", "namespace": ns},
+		"spec":       map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"appendModifications": mods}},
+	}}
+	t.Logf("maximal MeshProxyPatch: %d modifications", len(mods))
+	if o := create(ctx, labelled(u, judgePolicy), true); o.verdict != allowed {
+		t.Fatalf("the maximal valid MeshProxyPatch was not admitted: %.500s", o.message)
+	}
+	// The same with a bad name last: found, in the last chunk, and not for its cost.
+	mods[len(mods)-1] = map[string]any{"cluster": map[string]any{"operation": "Patch", "match": map[string]any{"name": "kri_msvc_Default___b_"}, "value": "name: x"}}
+	if o := create(ctx, labelled(u, judgePolicy), true); o.verdict != denied || strings.Contains(o.message, "cost") {
+		t.Fatalf("a maximal MeshProxyPatch with one bad name: %s %.300s", o.verdict, o.message)
+	}
+}
