@@ -119,8 +119,8 @@ func TestMaximalProxyPatch(t *testing.T) {
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshProxyPatch",
-		"metadata":   map[string]any{"name": "maximal", "namespace": ns},
-		"spec":       map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"appendModifications": mods}},
+		"metadata": map[string]any{"name": "maximal", "namespace": ns},
+		"spec":     map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"appendModifications": mods}},
 	}}
 	t.Logf("maximal MeshProxyPatch: %d modifications", len(mods))
 	if o := create(ctx, labelled(u, judgePolicy), true); o.verdict != allowed {
