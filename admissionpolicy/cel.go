@@ -155,7 +155,7 @@ func invalidMessage(path string, f naming.Field, v string) string {
 // maxKRILen is the longest valid KRI: the prefix, six separators and every field at its longest.
 func maxKRILen() int {
 	n := len(naming.Prefix) + naming.Segments - 1
-	for _, f := range naming.Fields {
+	for _, f := range naming.Fields() {
 		n += f.MaxLen()
 	}
 	return n

@@ -104,7 +104,7 @@ func TestKnownSchemas(t *testing.T) {
 func TestFieldRegexpAgreesWithNaming(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := "abz09-._AZ:é\x00 "
-	for _, f := range naming.Fields {
+	for _, f := range naming.Fields() {
 		re := regexp.MustCompile(fieldRegexp(f))
 		check := func(s string) {
 			got := len(s) <= f.MaxLen() && re.MatchString(s)
@@ -130,12 +130,12 @@ func FuzzFieldRegexp(f *testing.F) {
 	for _, s := range []string{"", "a", "a-b", "A", "a.b", "-"} {
 		f.Add(s)
 	}
-	res := make([]*regexp.Regexp, len(naming.Fields))
-	for i, fl := range naming.Fields {
+	res := make([]*regexp.Regexp, len(naming.Fields()))
+	for i, fl := range naming.Fields() {
 		res[i] = regexp.MustCompile(fieldRegexp(fl))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for i, fl := range naming.Fields {
+		for i, fl := range naming.Fields() {
 			if got, want := len(s) <= fl.MaxLen() && res[i].MatchString(s), fl.Valid(s); got != want {
 				t.Errorf("%s: %q: CEL rule says %t, naming says %t", fl, s, got, want)
 			}
