@@ -34,8 +34,8 @@ func handTyped(v string, global, mesh []string) string {
 }
 
 // The hand-typed-name check walks the modifications in chunks, each a validation of its own with a
-// CEL budget of its own: a valid KRI of the longest length costs about 1,500 units to check, and the
-// API server stops one expression at 1,000,000. proxyPatchChunks chunks of proxyPatchChunk
+// CEL budget of its own: a valid KRI of the longest length costs a few thousand units to check (a
+// chunk of 512 of them exceeds the budget), and the API server stops one expression at 1,000,000. proxyPatchChunks chunks of proxyPatchChunk
 // modifications, then one for the rest, hold the largest MeshProxyPatch the API server stores
 // (TestMaximalProxyPatch).
 const (
