@@ -1,0 +1,518 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// Stdin is the path that stands for standard input.
+const Stdin = "-"
+
+// DefaultMaxDocumentBytes is the size limit of one document when Options leaves it at zero.
+const DefaultMaxDocumentBytes = 32 << 20
+
+// Document is one object of a manifest, or one that could not be read.
+type Document struct {
+	// Source is the file the document comes from, or "-" for standard input.
+	Source string
+	// Line is the 1-based line where the object starts; 0 when the error concerns the whole
+	// source (an unreadable path).
+	Line int
+	// Object is the object as JSON; nil when Err is set.
+	Object []byte
+	// APIVersion and Kind are the object's.
+	APIVersion, Kind string
+	// Err says why the document could not be read.
+	Err error
+}
+
+// GroupVersionKind returns the document's group, version and kind.
+func (d *Document) GroupVersionKind() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(d.APIVersion, d.Kind)
+}
+
+// Options tune a Reader.
+type Options struct {
+	// MaxDocumentBytes bounds one document (a YAML document, or a JSON value); 0 means
+	// DefaultMaxDocumentBytes.
+	MaxDocumentBytes int
+	// Stdin is read for the path "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+func (o Options) max() int {
+	if o.MaxDocumentBytes <= 0 {
+		return DefaultMaxDocumentBytes
+	}
+	return o.MaxDocumentBytes
+}
+
+// Walk reads every path in order — a file, a folder (recursively, its .yaml, .yml and .json files
+// in lexical order, hidden folders skipped) or "-" — and calls fn with each document. It stops
+// only when fn returns an error, and returns that error.
+func Walk(paths []string, o Options, fn func(Document) error) error {
+	for _, p := range paths {
+		if err := walkPath(p, o, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func walkPath(p string, o Options, fn func(Document) error) error {
+	if p == Stdin {
+		in := o.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return Read(Stdin, in, o, fn)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return fn(Document{Source: p, Err: readError(err)})
+	}
+	if !info.IsDir() {
+		return readFile(p, o, fn)
+	}
+	return filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fn(Document{Source: path, Err: readError(err)})
+		}
+		if d.IsDir() {
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !isManifest(path) || !d.Type().IsRegular() {
+			return nil
+		}
+		return readFile(path, o, fn)
+	})
+}
+
+func isManifest(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// readError drops the operation from a path error: the source is named already.
+func readError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("reading: %w", pe.Err)
+	}
+	return fmt.Errorf("reading: %w", err)
+}
+
+func readFile(path string, o Options, fn func(Document) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fn(Document{Source: path, Err: readError(err)})
+	}
+	defer f.Close()
+	return Read(path, f, o, fn)
+}
+
+// Read reads the manifest r, named source, and calls fn with each document. A source whose first
+// byte that is not white space is '{' or '[' is read as a stream of JSON values, any other as
+// YAML.
+func Read(source string, r io.Reader, o Options, fn func(Document) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	b, err := br.Peek(br.Size())
+	if len(b) == 0 && err != nil {
+		if err == io.EOF {
+			return nil
+		}
+		return fn(Document{Source: source, Err: readError(err)})
+	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return readJSON(source, br, o, fn)
+	}
+	return readYAML(source, br, o, fn)
+}
+
+// yamlChunk is one document of a YAML stream, as split by lines.
+type yamlChunk struct {
+	start int // line of the chunk's first line
+	body  []byte
+}
+
+// readYAML splits a YAML stream into documents at "---" lines and converts each.
+func readYAML(source string, br *bufio.Reader, o Options, fn func(Document) error) error {
+	max := o.max()
+	var buf bytes.Buffer
+	line, start := 0, 1 // lines read; first line of the current document
+	tooLarge := false
+	flush := func() error {
+		defer func() { buf.Reset(); tooLarge = false }()
+		if tooLarge {
+			return fn(Document{Source: source, Line: start, Err: fmt.Errorf("document is larger than %d bytes", max)})
+		}
+		return convertYAML(source, yamlChunk{start: start, body: buf.Bytes()}, max, fn)
+	}
+	for {
+		sep, n, err := nextLine(br, &buf, max, &tooLarge)
+		if n > 0 {
+			line++
+		}
+		if sep {
+			if err := flush(); err != nil {
+				return err
+			}
+			start = line + 1
+		}
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			return fn(Document{Source: source, Line: line, Err: readError(err)})
+		}
+	}
+}
+
+// nextLine reads one line of br into buf, unless the document it belongs to is already larger
+// than max (then *tooLarge is set and buf keeps only what came before). It returns whether the
+// line is a separator, which is not kept, and how many bytes the line has. At the end of the
+// input it returns io.EOF.
+func nextLine(br *bufio.Reader, buf *bytes.Buffer, max int, tooLarge *bool) (sep bool, n int, err error) {
+	startLen, wasTooLarge := buf.Len(), *tooLarge
+	sep = true
+	for {
+		frag, e := br.ReadSlice('\n')
+		for _, c := range frag {
+			switch {
+			case n < 3:
+				sep = sep && c == '-'
+			default:
+				sep = sep && (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			}
+			n++
+		}
+		if !*tooLarge {
+			if buf.Len()+len(frag) > max {
+				*tooLarge = true
+				buf.Truncate(startLen)
+			} else {
+				buf.Write(frag)
+			}
+		}
+		if e != bufio.ErrBufferFull {
+			err = e
+			break
+		}
+	}
+	sep = sep && n >= 3
+	if sep {
+		buf.Truncate(startLen)
+		*tooLarge = wasTooLarge
+	}
+	return sep, n, err
+}
+
+// firstContentLine returns the line of the first line of body that is neither blank nor a comment,
+// body's first line being start.
+func firstContentLine(body []byte, start int) int {
+	line := start
+	for len(body) > 0 {
+		l := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			l, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' {
+			return line
+		}
+		line++
+	}
+	return start
+}
+
+// yamlLine finds the line sigs.k8s.io/yaml (go-yaml) names in its errors.
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) error {
+	line := firstContentLine(c.body, c.start)
+	if len(bytes.TrimSpace(c.body)) == 0 {
+		return nil
+	}
+	if i := bytes.IndexByte(c.body, 0); i >= 0 {
+		return fn(Document{Source: source, Line: c.start + bytes.Count(c.body[:i], []byte("\n")),
+			Err: errors.New("binary data: the file is not a text manifest")})
+	}
+	if !utf8.Valid(c.body) {
+		return fn(Document{Source: source, Line: c.start + invalidUTF8Line(c.body),
+			Err: errors.New("invalid UTF-8: the file is not a text manifest")})
+	}
+	j, err := yaml.YAMLToJSONStrict(c.body)
+	if err != nil {
+		errLine := line
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+			if n, convErr := strconv.Atoi(msg[m[2]:m[3]]); convErr == nil && n >= 1 {
+				errLine = c.start + n - 1
+				// The position is now absolute; keep the message from naming another line.
+				msg = msg[:m[0]] + "line " + strconv.Itoa(errLine) + msg[m[1]:]
+			}
+		}
+		return fn(Document{Source: source, Line: errLine, Err: fmt.Errorf("invalid YAML: %s", trimYAMLPrefix(msg))})
+	}
+	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+		return nil // a document of comments only
+	}
+	if isList(j) {
+		return listItems(source, j, line, yamlItemLines(c.body, c.start), max, fn)
+	}
+	return fn(object(source, line, j))
+}
+
+func trimYAMLPrefix(msg string) string {
+	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	return strings.TrimPrefix(msg, "yaml: ")
+}
+
+func invalidUTF8Line(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			return n
+		}
+		if r == '\n' {
+			n++
+		}
+		b = b[size:]
+	}
+	return n
+}
+
+// typeMeta is what a document must have to be an object.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// object checks that j is a Kubernetes object and makes it a Document.
+func object(source string, line int, j []byte) Document {
+	d := Document{Source: source, Line: line}
+	t := bytes.TrimLeft(j, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		d.Err = errors.New("not a Kubernetes object: want a mapping with apiVersion and kind")
+		return d
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(j, &tm); err != nil {
+		d.Err = fmt.Errorf("apiVersion or kind: %w", err)
+		return d
+	}
+	switch {
+	case tm.Kind == "":
+		d.Err = errors.New("not a Kubernetes object: kind is missing")
+	case tm.APIVersion == "":
+		d.Err = errors.New("not a Kubernetes object: apiVersion is missing")
+	default:
+		if _, err := schema.ParseGroupVersion(tm.APIVersion); err != nil {
+			d.Err = fmt.Errorf("apiVersion: %w", err)
+			return d
+		}
+		d.APIVersion, d.Kind, d.Object = tm.APIVersion, tm.Kind, j
+	}
+	return d
+}
+
+// isList reports whether j is a List: kind List, or a kind ending in "List", with an items array.
+func isList(j []byte) bool {
+	var l struct {
+		Kind  string          `json:"kind"`
+		Items json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(j, &l) != nil || !strings.HasSuffix(l.Kind, "List") {
+		return false
+	}
+	t := bytes.TrimSpace(l.Items)
+	return len(t) > 0 && t[0] == '['
+}
+
+// listItems emits each item of the List j. lines holds the line of each item when known;
+// otherwise the item's line is found in j from listLine, j's first line, when j is the text read.
+func listItems(source string, j []byte, listLine int, lines []int, max int, fn func(Document) error) error {
+	items, offsets, err := itemsOf(j)
+	if err != nil {
+		return fn(Document{Source: source, Line: listLine, Err: fmt.Errorf("list items: %w", err)})
+	}
+	for i, item := range items {
+		line := listLine
+		switch {
+		case lines != nil && i < len(lines):
+			line = lines[i]
+		case lines == nil:
+			line = listLine + bytes.Count(j[:offsets[i]], []byte("\n"))
+		}
+		if len(item) > max {
+			if err := fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(object(source, line, item)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// itemsOf returns the raw items of the List j and the offset of each in j.
+func itemsOf(j []byte) ([]json.RawMessage, []int64, error) {
+	d := json.NewDecoder(bytes.NewReader(j))
+	if _, err := d.Token(); err != nil { // {
+		return nil, nil, err
+	}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		if k, _ := t.(string); k != "items" {
+			var skip json.RawMessage
+			if err := d.Decode(&skip); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if _, err := d.Token(); err != nil { // [
+			return nil, nil, err
+		}
+		var items []json.RawMessage
+		var offsets []int64
+		for d.More() {
+			var item json.RawMessage
+			if err := d.Decode(&item); err != nil {
+				return nil, nil, err
+			}
+			items = append(items, item)
+			offsets = append(offsets, d.InputOffset()-int64(len(item)))
+		}
+		return items, offsets, nil
+	}
+	return nil, nil, errors.New("no items")
+}
+
+// yamlItemLines returns the line of each item of the List in body, whose first line is start, or
+// nil when they cannot be found.
+func yamlItemLines(body []byte, start int) []int {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(body, &doc) != nil || doc.Kind != yamlv3.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	m := doc.Content[0]
+	if m.Kind != yamlv3.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "items" || m.Content[i+1].Kind != yamlv3.SequenceNode {
+			continue
+		}
+		items := m.Content[i+1].Content
+		lines := make([]int, len(items))
+		for k, it := range items {
+			lines[k] = start + it.Line - 1
+		}
+		return lines
+	}
+	return nil
+}
+
+// readJSON reads a stream of JSON values. Lines are counted as the decoder consumes its input, so
+// that memory stays bounded by the largest value.
+func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) error) error {
+	max := o.max()
+	cr := &countingReader{r: br, limit: int64(max)}
+	d := json.NewDecoder(cr)
+	for {
+		var v json.RawMessage
+		err := d.Decode(&v)
+		if err == io.EOF {
+			return nil
+		}
+		end := d.InputOffset()
+		line := 1 + cr.newlines - countBuffered(d) - bytes.Count(v, []byte("\n"))
+		if err != nil {
+			line = 1 + cr.newlines - countBuffered(d)
+			if errors.Is(err, errTooLarge) {
+				return fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)})
+			}
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				err = fmt.Errorf("invalid JSON: %s (byte %d)", se.Error(), se.Offset)
+			} else {
+				err = fmt.Errorf("invalid JSON: %w", err)
+			}
+			// The decoder cannot find the next value after a syntax error: this source ends here.
+			return fn(Document{Source: source, Line: line, Err: err})
+		}
+		cr.mark(end)
+		if isList(v) {
+			if err := listItems(source, v, line, nil, max, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(object(source, line, v)); err != nil {
+			return err
+		}
+	}
+}
+
+var errTooLarge = errors.New("value too large")
+
+// countingReader counts the newlines read and refuses to read more than limit bytes past the end
+// of the last whole value.
+type countingReader struct {
+	r        io.Reader
+	read     int64
+	marked   int64
+	limit    int64
+	newlines int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read-c.marked > c.limit {
+		return 0, errTooLarge
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	c.newlines += bytes.Count(p[:n], []byte("\n"))
+	return n, err
+}
+
+// mark records that the input up to offset has been decoded.
+func (c *countingReader) mark(offset int64) { c.marked = offset }
+
+// countBuffered counts the newlines the decoder has read but not consumed.
+func countBuffered(d *json.Decoder) int {
+	b, _ := io.ReadAll(d.Buffered())
+	return bytes.Count(b, []byte("\n"))
+}
