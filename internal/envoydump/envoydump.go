@@ -1,0 +1,238 @@
+package envoydump
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// Name is one resource name or name reference found in a dump.
+type Name struct {
+	// Path is where the name is, in the dump's JSON: configs[1].dynamic_listeners[0]
+	// .active_state.listener.name. Field names are the proto names Envoy prints.
+	Path string
+	// What the name names: "listener", "filter chain", "cluster", "alt_stat_name", "route
+	// configuration", "virtual host", "route", "secret", "cluster load assignment",
+	// "stat_prefix", or a reference: "cluster reference", "route configuration reference",
+	// "secret reference", "cluster load assignment reference".
+	What string
+	// Name is the value.
+	Name string
+	// Problems are the rules of the Envoy-name rule the name breaks; empty when it breaks none.
+	Problems []naming.EnvoyNameProblem
+}
+
+// Dump is what Parse found in a config dump.
+type Dump struct {
+	// Names lists every name and name reference, in the order of the dump.
+	Names []Name
+	// Notes say what was skipped: embedded configurations of types this package does not know.
+	Notes []string
+}
+
+// nameFields maps a message to its fields that hold names, and what each names.
+var nameFields = map[protoreflect.FullName]map[protoreflect.Name]string{
+	"envoy.config.listener.v3.Listener":                                                    {"name": "listener"},
+	"envoy.config.listener.v3.FilterChain":                                                 {"name": "filter chain"},
+	"envoy.config.cluster.v3.Cluster":                                                      {"name": "cluster", "alt_stat_name": "alt_stat_name"},
+	"envoy.config.cluster.v3.Cluster.EdsClusterConfig":                                     {"service_name": "cluster load assignment reference"},
+	"envoy.config.route.v3.RouteConfiguration":                                             {"name": "route configuration"},
+	"envoy.config.route.v3.VirtualHost":                                                    {"name": "virtual host"},
+	"envoy.config.route.v3.Route":                                                          {"name": "route"},
+	"envoy.config.route.v3.RouteAction":                                                    {"cluster": "cluster reference"},
+	"envoy.config.route.v3.RouteAction.RequestMirrorPolicy":                                {"cluster": "cluster reference"},
+	"envoy.config.route.v3.WeightedCluster.ClusterWeight":                                  {"name": "cluster reference"},
+	"envoy.config.endpoint.v3.ClusterLoadAssignment":                                       {"cluster_name": "cluster load assignment"},
+	"envoy.extensions.transport_sockets.tls.v3.Secret":                                     {"name": "secret"},
+	"envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig":                            {"name": "secret reference"},
+	"envoy.extensions.filters.network.http_connection_manager.v3.Rds":                      {"route_config_name": "route configuration reference"},
+	"envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy":                               {"cluster": "cluster reference"},
+	"envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.WeightedCluster.ClusterWeight": {"name": "cluster reference"},
+	"envoy.config.core.v3.GrpcService.EnvoyGrpc":                                           {"cluster_name": "cluster reference"},
+	"envoy.config.core.v3.ApiConfigSource":                                                 {"cluster_names": "cluster reference"},
+}
+
+// skipped are the dump sections left out: the bootstrap repeats the static resources that the
+// listener and cluster dumps list, and would report each of their names twice.
+var skipped = map[protoreflect.FullName]bool{
+	"envoy.admin.v3.BootstrapConfigDump": true,
+}
+
+const emptyTypeURL = "type.googleapis.com/google.protobuf.Empty"
+
+// Parse reads a config dump (the JSON of Envoy's /config_dump, with or without include_eds) and
+// checks every name it holds with naming.CheckEnvoyName under o. Embedded configurations of
+// unknown types are skipped, each with a note; anything else that is not a config dump is an
+// error.
+func Parse(data []byte, o naming.EnvoyNameOptions) (*Dump, error) {
+	d := &Dump{}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("config dump: invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("config dump: invalid JSON: more than one value")
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("config dump: want a JSON object with a configs list")
+	}
+	if _, ok := top["configs"]; !ok {
+		return nil, errors.New("config dump: no configs: not the output of Envoy's /config_dump")
+	}
+	if replaceUnknown(doc, "", &d.Notes) {
+		var err error
+		if data, err = json.Marshal(doc); err != nil {
+			return nil, fmt.Errorf("config dump: %w", err)
+		}
+	}
+	var cd adminv3.ConfigDump
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, &cd); err != nil {
+		return nil, fmt.Errorf("config dump: %w", err)
+	}
+	w := walker{opts: o, dump: d}
+	w.message(cd.ProtoReflect(), "")
+	return d, nil
+}
+
+// replaceUnknown replaces every embedded message (an object with "@type") whose type is not
+// registered by an empty one, noting it, and reports whether it replaced any.
+func replaceUnknown(v any, path string, notes *[]string) bool {
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		if url, ok := t["@type"].(string); ok {
+			if _, err := protoregistry.GlobalTypes.FindMessageByURL(url); err != nil {
+				*notes = append(*notes, fmt.Sprintf("%s: skipped an embedded %s (a type kriguard does not read)", orRoot(path), typeName(url)))
+				clear(t)
+				t["@type"] = emptyTypeURL
+				t["value"] = map[string]any{}
+				return true
+			}
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if replaceUnknown(t[k], join(path, k), notes) {
+				changed = true
+			}
+		}
+	case []any:
+		for i, e := range t {
+			if replaceUnknown(e, path+"["+strconv.Itoa(i)+"]", notes) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+func typeName(url string) string {
+	if i := strings.LastIndexByte(url, '/'); i >= 0 {
+		return url[i+1:]
+	}
+	return url
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+type walker struct {
+	opts naming.EnvoyNameOptions
+	dump *Dump
+}
+
+// message visits the fields of m, which is at path, in field-number order.
+func (w *walker) message(m protoreflect.Message, path string) {
+	desc := m.Descriptor()
+	if skipped[desc.FullName()] {
+		return
+	}
+	if desc.FullName() == "google.protobuf.Any" {
+		a, ok := m.Interface().(*anypb.Any)
+		if !ok || a.GetTypeUrl() == emptyTypeURL {
+			return
+		}
+		inner, err := anypb.UnmarshalNew(a, proto.UnmarshalOptions{DiscardUnknown: true})
+		if err != nil {
+			w.dump.Notes = append(w.dump.Notes, fmt.Sprintf("%s: skipped an embedded %s: %v", orRoot(path), typeName(a.GetTypeUrl()), err))
+			return
+		}
+		w.message(inner.ProtoReflect(), path)
+		return
+	}
+	names := nameFields[desc.FullName()]
+	fields := desc.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if !m.Has(fd) {
+			continue
+		}
+		p := join(path, string(fd.Name()))
+		v := m.Get(fd)
+		what := names[fd.Name()]
+		if what == "" && fd.Name() == "stat_prefix" {
+			what = "stat_prefix"
+		}
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for j := 0; j < l.Len(); j++ {
+				w.value(fd, l.Get(j), p+"["+strconv.Itoa(j)+"]", what)
+			}
+		case fd.IsMap():
+			keys := []protoreflect.MapKey{}
+			v.Map().Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
+			for _, k := range keys {
+				w.value(fd.MapValue(), v.Map().Get(k), p+"["+k.String()+"]", "")
+			}
+		default:
+			w.value(fd, v, p, what)
+		}
+	}
+}
+
+func (w *walker) value(fd protoreflect.FieldDescriptor, v protoreflect.Value, path, what string) {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		w.message(v.Message(), path)
+	case protoreflect.StringKind:
+		if what != "" && v.String() != "" {
+			w.dump.Names = append(w.dump.Names, Name{Path: path, What: what, Name: v.String(),
+				Problems: naming.CheckEnvoyName(v.String(), w.opts)})
+		}
+	}
+}
