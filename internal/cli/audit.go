@@ -1,0 +1,373 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kriguard/kriguard/webhook"
+)
+
+func auditCommand() *command {
+	return &command{
+		name:  "audit",
+		use:   "kriguard audit [flags]",
+		short: "judge the Kuma and Kong objects already in a cluster",
+		long: `audit finds every guarded kind the cluster serves (discovery), lists its objects in pages of
+--chunk-size, and judges each as check does: as the webhook would judge its creation now. Objects
+created before kriguard was installed, or while it only warned, show up here. Results are printed
+as they come, with no cap on their number. On a terminal, standard error shows the progress
+(kinds done, objects checked, objects per second).
+
+It needs only to read: list on the guarded kinds (the chart's audit ClusterRole, off by default,
+grants exactly that; docs/cli.md).`,
+		example: `  kriguard audit -A
+  kriguard audit -n kuma-demo -o json
+  kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml`,
+		flags: func(a *app, fs *pflag.FlagSet) {
+			outputFlags(a, fs)
+			fs.StringVar(&a.kubeconfig, "kubeconfig", "", "path of the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+			fs.StringVar(&a.kubeContext, "context", "", "kubeconfig context to use (default: the current one)")
+			fs.StringVarP(&a.namespace, "namespace", "n", "", "audit this namespace only (default: the context's); cluster-scoped kinds are skipped")
+			fs.BoolVarP(&a.allNamespaces, "all-namespaces", "A", false, "audit every namespace and the cluster-scoped kinds")
+			fs.Int64Var(&a.chunkSize, "chunk-size", 500, "objects per LIST page")
+		},
+		run: runAudit,
+	}
+}
+
+func runAudit(a *app, ctx context.Context, args []string) int {
+	const path = "kriguard audit"
+	if len(args) > 0 {
+		return a.fail(path, usagef("unexpected argument %q", args[0]))
+	}
+	if a.allNamespaces && a.namespace != "" {
+		return a.fail(path, usagef("--namespace and --all-namespaces exclude each other"))
+	}
+	if a.chunkSize <= 0 {
+		return a.fail(path, usagef("--chunk-size must be positive"))
+	}
+	if err := a.loadConfig(); err != nil {
+		return a.fail(path, err)
+	}
+	cfg, ns, err := a.restConfig()
+	if err != nil {
+		return a.fail(path, err)
+	}
+	if a.allNamespaces {
+		ns = ""
+	}
+	au := &auditor{rest: cfg, rules: a.cfg, namespace: ns, chunk: a.chunkSize}
+	var p *progressLine
+	if a.streams.ErrIsTerminal {
+		p = &progressLine{w: a.errOut, start: time.Now()}
+		au.progress = p.update
+	}
+	w := a.resultWriter()
+	var t tally
+	err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {
+		t.errors++
+		if p != nil {
+			p.clear()
+		}
+		_ = a.out.Flush()
+		fmt.Fprintf(a.errOut, "%s: %v\n", path, err)
+	}, func() error { return a.out.Flush() })
+	if p != nil {
+		p.done(t)
+	}
+	if err == nil {
+		err = w.close()
+	}
+	if err != nil {
+		return a.fail(path, err)
+	}
+	return t.exitCode()
+}
+
+// restConfig loads the kubeconfig as kubectl does and returns the client configuration and the
+// context's namespace.
+func (a *app) restConfig() (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = a.kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: a.kubeContext})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	ns := a.namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", fmt.Errorf("loading the kubeconfig: %w", err)
+		}
+	}
+	return cfg, ns, nil
+}
+
+// auditKind is a guarded kind the cluster serves.
+type auditKind struct {
+	gvr        schema.GroupVersionResource
+	kind       string
+	namespaced bool
+}
+
+func (k auditKind) apiVersion() string { return k.gvr.GroupVersion().String() }
+
+// auditor lists and judges the guarded objects of a cluster.
+type auditor struct {
+	rest      *rest.Config
+	rules     *webhook.Config
+	namespace string // "" for every namespace and the cluster-scoped kinds
+	chunk     int64
+	progress  func(kindsDone, kinds, objects int)
+}
+
+// run audits the cluster: emit gets each result, fail each error that ends one kind's listing
+// (the others go on), flush is called after each page. It returns an error only when nothing can
+// be listed, or emit or flush fail.
+func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, fail func(error), flush func() error) error {
+	cfg := rest.CopyConfig(au.rest)
+	if cfg.QPS == 0 {
+		// client-go's default of 5 requests/s would make the pages, not the API server, the limit.
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	kinds, err := au.discover(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	client, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+	if err != nil {
+		return fmt.Errorf("building the API client: %w", err)
+	}
+	for i, k := range kinds {
+		if au.progress != nil {
+			au.progress(i, len(kinds), t.objects)
+		}
+		err := au.listKind(ctx, client, k, func(item []byte) error {
+			v, err := au.rules.Judge(schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, item)
+			if err != nil {
+				t.errors++
+				fail(fmt.Errorf("%s: %w", k.kind, err))
+				return nil
+			}
+			t.objects++
+			if !v.Allowed {
+				t.denied++
+			}
+			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v))
+		}, func() error {
+			if au.progress != nil {
+				au.progress(i, len(kinds), t.objects)
+			}
+			return flush()
+		})
+		var we writeError
+		switch {
+		case errors.As(err, &we):
+			return we.err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			fail(err)
+		}
+	}
+	if au.progress != nil {
+		au.progress(len(kinds), len(kinds), t.objects)
+	}
+	return nil
+}
+
+// writeError wraps an error of the output, which ends the audit.
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return e.err.Error() }
+
+// discover returns the guarded kinds the cluster serves, in the configuration's order, each in the
+// first version of its group's (the preferred one first) that serves it with the list verb.
+func (au *auditor) discover(ctx context.Context, cfg *rest.Config) ([]auditKind, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the discovery client: %w", err)
+	}
+	groups, err := dc.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discovering the API groups: %w", err)
+	}
+	guarded := au.rules.GuardedKinds()
+	wanted := map[string]bool{}
+	for _, k := range guarded {
+		wanted[k.Group] = true
+	}
+	found := map[schema.GroupKind]auditKind{}
+	for _, g := range groups.Groups {
+		if !wanted[g.Name] {
+			continue
+		}
+		versions := []string{g.PreferredVersion.Version}
+		for _, v := range g.Versions {
+			if !slices.Contains(versions, v.Version) {
+				versions = append(versions, v.Version)
+			}
+		}
+		for _, v := range versions {
+			gv := schema.GroupVersion{Group: g.Name, Version: v}
+			rl, err := dc.ServerResourcesForGroupVersionWithContext(ctx, gv.String())
+			if err != nil {
+				return nil, fmt.Errorf("discovering %s: %w", gv.String(), err)
+			}
+			for _, r := range rl.APIResources {
+				gk := schema.GroupKind{Group: g.Name, Kind: r.Kind}
+				if _, seen := found[gk]; seen || strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") {
+					continue
+				}
+				if _, ok := au.rules.Enforcement(gk); !ok {
+					continue
+				}
+				found[gk] = auditKind{gvr: gv.WithResource(r.Name), kind: r.Kind, namespaced: r.Namespaced}
+			}
+		}
+	}
+	var kinds []auditKind
+	for _, k := range guarded {
+		ak, ok := found[schema.GroupKind{Group: k.Group, Kind: k.Kind}]
+		if !ok || (!ak.namespaced && au.namespace != "") {
+			continue
+		}
+		kinds = append(kinds, ak)
+	}
+	return kinds, nil
+}
+
+// page is one LIST response.
+type page struct {
+	items [][]byte
+	err   error
+}
+
+// listKind lists k in pages and calls judge with each object, then flush after each page. The
+// next page is fetched while one is judged; at most two pages are held at once.
+func (au *auditor) listKind(ctx context.Context, client rest.Interface, k auditKind, judge func([]byte) error, flush func() error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan page, 1)
+	go func() {
+		defer close(pages)
+		token := ""
+		for {
+			items, next, err := au.listPage(ctx, client, k, token)
+			select {
+			case pages <- page{items: items, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || next == "" {
+				return
+			}
+			token = next
+		}
+	}()
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		for _, item := range p.items {
+			if err := judge(item); err != nil {
+				return writeError{err}
+			}
+		}
+		if err := flush(); err != nil {
+			return writeError{err}
+		}
+	}
+	return nil
+}
+
+// listPage fetches one page of k.
+func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditKind, token string) ([][]byte, string, error) {
+	segs := []string{"/apis", k.gvr.Group, k.gvr.Version}
+	if k.gvr.Group == "" {
+		segs = []string{"/api", k.gvr.Version}
+	}
+	if k.namespaced && au.namespace != "" {
+		segs = append(segs, "namespaces", au.namespace)
+	}
+	segs = append(segs, k.gvr.Resource)
+	req := client.Get().AbsPath(segs...).Param("limit", strconv.FormatInt(au.chunk, 10))
+	if token != "" {
+		req = req.Param("continue", token)
+	}
+	raw, err := req.Do(ctx).Raw()
+	if err != nil {
+		return nil, "", fmt.Errorf("listing %s%s: %w", k.gvr.GroupResource().String(), au.where(k), err)
+	}
+	var l struct {
+		Metadata struct {
+			Continue string `json:"continue"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return nil, "", fmt.Errorf("listing %s%s: decoding the page: %w", k.gvr.GroupResource().String(), au.where(k), err)
+	}
+	items := make([][]byte, len(l.Items))
+	for i, it := range l.Items {
+		items[i] = it
+	}
+	return items, l.Metadata.Continue, nil
+}
+
+func (au *auditor) where(k auditKind) string {
+	if k.namespaced && au.namespace != "" {
+		return " in namespace " + au.namespace
+	}
+	return ""
+}
+
+// progressLine keeps one line of progress on a terminal.
+type progressLine struct {
+	w     interface{ Write([]byte) (int, error) }
+	start time.Time
+	last  time.Time
+	shown bool
+}
+
+func (p *progressLine) update(kindsDone, kinds, objects int) {
+	now := time.Now()
+	if p.shown && now.Sub(p.last) < 200*time.Millisecond && kindsDone < kinds {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.w, "\r\x1b[Kaudit: %d/%d kinds, %d objects, %.0f objects/s", kindsDone, kinds, objects, rate(objects, now.Sub(p.start)))
+}
+
+func (p *progressLine) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (p *progressLine) done(t tally) {
+	p.clear()
+	fmt.Fprintf(p.w, "audit: %d objects checked in %s (%.0f objects/s), %d denied, %d errors\n",
+		t.objects, time.Since(p.start).Round(time.Millisecond), rate(t.objects, time.Since(p.start)), t.denied, t.errors)
+}
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kriguard/kriguard/internal/manifest"
+)
+
+func checkCommand() *command {
+	return &command{
+		name:  "check",
+		use:   "kriguard check PATH... [flags]",
+		short: "judge Kubernetes manifests as the webhook judges their creation",
+		long: `check reads Kubernetes manifests — files, folders (recursively, their .yaml, .yml and .json files)
+and "-" for standard input; multi-document YAML, JSON, Lists; what "helm template" or "kustomize
+build" print — and judges every guarded Kuma and Kong object as the admission webhook judges its
+CREATE by a user no requester override names: the mutating webhook's patch first (a generateName
+object is judged under the name it gets), then every validating rule, with the configuration
+file the webhook uses (--config). Other objects are skipped. A document that cannot be read is
+an error with its file and line; the others are still judged.
+
+Text output is one line per problem, "file:line: Kind namespace/name: field: message"; JSON is one
+array with an element per guarded object (docs/cli.md).`,
+		example: `  kriguard check examples/
+  kriguard check -o json deploy/ extra.yaml
+  helm template charts/app | kriguard check --config kriguard.yaml -
+  kustomize build overlays/prod | kriguard check -`,
+		flags: func(a *app, fs *pflag.FlagSet) {
+			outputFlags(a, fs)
+			docFlags(a, fs)
+		},
+		run: runCheck,
+	}
+}
+
+func docFlags(a *app, fs *pflag.FlagSet) {
+	fs.IntVar(&a.maxDocBytes, "max-document-bytes", manifest.DefaultMaxDocumentBytes, "largest document read; a larger one is an error")
+}
+
+func runCheck(a *app, ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		return a.fail("kriguard check", usagef("no PATH given (use - for standard input)"))
+	}
+	if err := a.loadConfig(); err != nil {
+		return a.fail("kriguard check", err)
+	}
+	w := a.resultWriter()
+	var t tally
+	err := a.judgeManifests(ctx, args, &t, func(r Result) error { return w.write(r) })
+	if err == nil {
+		err = w.close()
+	}
+	if err != nil {
+		return a.fail("kriguard check", fmt.Errorf("writing output: %w", err))
+	}
+	return t.exitCode()
+}
+
+// judgeManifests judges every guarded object of paths and hands each result to emit; documents
+// that cannot be read or judged are reported on standard error and counted. It returns emit's
+// error, or the context's.
+func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result) error) error {
+	o := manifest.Options{MaxDocumentBytes: a.maxDocBytes, Stdin: a.streams.In}
+	return manifest.Walk(paths, o, func(d manifest.Document) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.Err != nil {
+			t.errors++
+			a.reportInput(location(d.Source, d.Line), d.Err)
+			return nil
+		}
+		gk := d.GroupVersionKind().GroupKind()
+		if _, guarded := a.cfg.Enforcement(gk); !guarded {
+			return nil
+		}
+		v, err := a.cfg.Judge(gk, d.Object)
+		if err != nil {
+			t.errors++
+			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)
+			return nil
+		}
+		t.objects++
+		if !v.Allowed {
+			t.denied++
+		}
+		return emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v))
+	})
+}
+
+// reportInput prints an input error on standard error, after what is already on standard output
+// so that the two read in order on a terminal.
+func (a *app) reportInput(where string, err error) {
+	_ = a.out.Flush()
+	fmt.Fprintf(a.errOut, "%s: error: %v\n", where, err)
+}

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// Exit statuses.
+const (
+	// ExitOK: nothing was denied.
+	ExitOK = 0
+	// ExitDenied: at least one object or name would be denied.
+	ExitDenied = 1
+	// ExitError: a usage or input error; the reason is on standard error.
+	ExitError = 2
+)
+
+// Streams are the command's input and outputs.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// ErrIsTerminal turns on audit's progress line on Err.
+	ErrIsTerminal bool
+	// Version is the release the binary was built as; "" reads it from the build information.
+	Version string
+}
+
+// Main runs the kriguard command with args (without the program name) and returns its exit status.
+func Main(ctx context.Context, args []string, s Streams) int {
+	out := bufio.NewWriterSize(s.Out, 64<<10)
+	a := &app{streams: s, out: out, errOut: s.Err}
+	code := a.run(ctx, args)
+	if err := out.Flush(); err != nil && code != ExitError {
+		fmt.Fprintf(s.Err, "kriguard: writing output: %v\n", err)
+		code = ExitError
+	}
+	return code
+}
+
+// app holds one run's flags and outputs.
+type app struct {
+	streams Streams
+	out     *bufio.Writer
+	errOut  io.Writer
+
+	output     string
+	configPath string
+	cfg        *webhook.Config
+
+	// audit
+	kubeconfig, kubeContext, namespace string
+	allNamespaces                      bool
+	chunkSize                          int64
+
+	// envoy
+	strict   bool
+	prefixes []string
+	timeout  time.Duration
+	maxBytes int
+
+	// kri name
+	mesh, name, zone, nameNamespace string
+
+	// check, kri of
+	maxDocBytes int
+}
+
+// command is one subcommand.
+type command struct {
+	name, use, short, long, example string
+	flags                           func(a *app, fs *pflag.FlagSet)
+	run                             func(a *app, ctx context.Context, args []string) int
+	subs                            []*command
+}
+
+// usageError is a mistake in the command line: it is printed with a pointer to --help.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func commands() *command {
+	return &command{
+		name:  "kriguard",
+		use:   "kriguard COMMAND [flags]",
+		short: "keep Kuma and Kong resource names well-formed, before admission, in a cluster and on a live Envoy",
+		long: `kriguard applies the rules of the kriguard admission webhook outside of admission: to manifests
+(check), to the objects already in a cluster (audit) and to the names an Envoy received (envoy).
+The same rules and the same configuration file as the webhook, over the same code.
+
+Exit status: 0 nothing denied, 1 at least one object or name denied, 2 usage or input error.`,
+		example: `  kriguard check examples/
+  helm template charts/app | kriguard check -
+  kriguard audit -A -o json
+  kriguard envoy http://127.0.0.1:9901/config_dump?include_eds
+  kriguard kri explain kri_mt_default__kuma-demo_timeouts_`,
+		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand()},
+	}
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	root := commands()
+	cmd, path := root, []string{root.name}
+	// Walk down to the subcommand: every argument before the first flag that names one.
+	rest := args
+	for len(rest) > 0 {
+		sub := cmd.sub(rest[0])
+		if sub == nil {
+			break
+		}
+		cmd, path, rest = sub, append(path, sub.name), rest[1:]
+	}
+	fs := pflag.NewFlagSet(strings.Join(path, " "), pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	help := fs.BoolP("help", "h", false, "show this help")
+	var version bool
+	if cmd == root {
+		fs.BoolVar(&version, "version", false, "print the version and exit")
+	}
+	if cmd.flags != nil {
+		cmd.flags(a, fs)
+	}
+	if err := fs.Parse(rest); err != nil {
+		return a.usageFail(path, err)
+	}
+	switch {
+	case *help:
+		a.printHelp(a.out, cmd, path, fs)
+		return ExitOK
+	case version:
+		fmt.Fprintln(a.out, versionString(a.streams.Version))
+		return ExitOK
+	case cmd.run == nil:
+		if fs.NArg() > 0 {
+			return a.usageFail(path, usagef("unknown command %q", fs.Arg(0)))
+		}
+		a.printHelp(a.errOut, cmd, path, fs)
+		return ExitError
+	}
+	if a.output != "text" && a.output != "json" {
+		return a.usageFail(path, usagef(`--output must be "text" or "json", not %q`, a.output))
+	}
+	return cmd.run(a, ctx, fs.Args())
+}
+
+func (c *command) sub(name string) *command {
+	for _, s := range c.subs {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (a *app) usageFail(path []string, err error) int {
+	fmt.Fprintf(a.errOut, "%s: %v\nRun '%s --help' for usage.\n", strings.Join(path, " "), err, strings.Join(path, " "))
+	return ExitError
+}
+
+// fail reports an error that ends the command.
+func (a *app) fail(path string, err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return a.usageFail(strings.Fields(path), err)
+	}
+	fmt.Fprintf(a.errOut, "%s: %v\n", path, err)
+	return ExitError
+}
+
+func (a *app) printHelp(w io.Writer, c *command, path []string, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "%s — %s\n\nUsage:\n  %s\n", strings.Join(path, " "), c.short, c.use)
+	if c.long != "" {
+		fmt.Fprintf(w, "\n%s\n", c.long)
+	}
+	if len(c.subs) > 0 {
+		fmt.Fprintf(w, "\nCommands:\n")
+		for _, s := range c.subs {
+			fmt.Fprintf(w, "  %-8s %s\n", s.name, s.short)
+		}
+	}
+	if c.example != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", c.example)
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	if len(c.subs) > 0 {
+		fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's flags.\n", strings.Join(path, " "))
+	}
+}
+
+// outputFlags are the flags every judging command has.
+func outputFlags(a *app, fs *pflag.FlagSet) {
+	fs.StringVarP(&a.output, "output", "o", "text", `output format: "text" (one line per problem) or "json" (one array)`)
+	fs.StringVar(&a.configPath, "config", "", "kriguard configuration file, as the webhook's --config (default: the built-in configuration)")
+}
+
+// loadConfig reads --config.
+func (a *app) loadConfig() error {
+	c, err := webhook.LoadConfig(a.configPath)
+	if err != nil {
+		return err
+	}
+	a.cfg = c
+	return nil
+}
+
+func versionString(v string) string {
+	if v == "" || v == "devel" {
+		v = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	return fmt.Sprintf("kriguard %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

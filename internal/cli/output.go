@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// SourceCluster is the source of the objects audit reads.
+const SourceCluster = "cluster"
+
+// Result is the decision on one object, as -o json prints it.
+type Result struct {
+	// Source is a file, "-" for standard input, or "cluster".
+	Source string `json:"source"`
+	// Line is where the object starts in Source; 0 for the cluster.
+	Line       int    `json:"line"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	// Name is the object's name once admitted; a generateName object the API server would give a
+	// random name has its generateName followed by "*".
+	Name string `json:"name"`
+	// KRI is the object's KRI; empty for kinds without one and objects whose KRI is invalid.
+	KRI         string  `json:"kri"`
+	Allowed     bool    `json:"allowed"`
+	Enforcement string  `json:"enforcement"`
+	Causes      []Cause `json:"causes"`
+}
+
+// Cause is one problem, at the object field that holds the offending value.
+type Cause struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func newResult(source string, line int, apiVersion, kind string, v webhook.Verdict) Result {
+	name := v.Name
+	if name == "" && v.GenerateName != "" {
+		name = v.GenerateName + "*"
+	}
+	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: v.Namespace,
+		Name: name, KRI: v.KRI, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes)}
+}
+
+func causes(errs field.ErrorList) []Cause {
+	out := make([]Cause, 0, len(errs))
+	for _, fe := range errs {
+		out = append(out, Cause{Field: fe.Field, Message: fe.ErrorBody()})
+	}
+	return out
+}
+
+// location is "file:line", or the source alone when there is no line.
+func location(source string, line int) string {
+	if line <= 0 {
+		return source
+	}
+	return source + ":" + strconv.Itoa(line)
+}
+
+// objectRef is "Kind ns/name", or "Kind name" for an object without a namespace.
+func objectRef(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}
+
+// resultWriter prints results as they come.
+type resultWriter interface {
+	write(Result) error
+	close() error
+}
+
+func (a *app) resultWriter() resultWriter {
+	if a.output == "json" {
+		return &jsonWriter{w: a.out}
+	}
+	return &textWriter{w: a.out}
+}
+
+// textWriter prints one line per problem: `file:line: Kind ns/name: field: message`. The
+// problems of objects their enforcement allows end in "(allowed: warn)" or "(allowed: dryrun)".
+type textWriter struct{ w *bufio.Writer }
+
+func (t *textWriter) write(r Result) error {
+	for _, c := range r.Causes {
+		suffix := ""
+		if r.Allowed {
+			suffix = " (allowed: " + r.Enforcement + ")"
+		}
+		if _, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", location(r.Source, r.Line),
+			objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *textWriter) close() error { return nil }
+
+// jsonWriter streams one JSON array, an element per line.
+type jsonWriter struct {
+	w *bufio.Writer
+	n int
+}
+
+func (j *jsonWriter) write(v Result) error { return j.element(v) }
+
+func (j *jsonWriter) element(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	sep := ",\n"
+	if j.n == 0 {
+		sep = "[\n"
+	}
+	j.n++
+	if _, err := j.w.WriteString(sep); err != nil {
+		return err
+	}
+	_, err = j.w.Write(b)
+	return err
+}
+
+func (j *jsonWriter) close() error {
+	if j.n == 0 {
+		_, err := j.w.WriteString("[]\n")
+		return err
+	}
+	_, err := j.w.WriteString("\n]\n")
+	return err
+}
+
+// tally counts what decides the exit status.
+type tally struct {
+	objects, denied, errors int
+}
+
+func (t *tally) exitCode() int {
+	switch {
+	case t.errors > 0:
+		return ExitError
+	case t.denied > 0:
+		return ExitDenied
+	}
+	return ExitOK
+}
