@@ -273,7 +273,8 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 		msg := err.Error()
 		if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 			if n, convErr := strconv.Atoi(msg[m[2]:m[3]]); convErr == nil && n >= 1 {
-				errLine = c.start + n - 1
+				// go-yaml names the line after the last at the end of the input.
+				errLine = min(c.start+n-1, lastLine(c))
 				// The position is now absolute; keep the message from naming another line.
 				msg = msg[:m[0]] + "line " + strconv.Itoa(errLine) + msg[m[1]:]
 			}
@@ -287,6 +288,15 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 		return listItems(source, j, line, yamlItemLines(c.body, c.start), max, fn)
 	}
 	return fn(object(source, line, j))
+}
+
+// lastLine is the line of the chunk's last line.
+func lastLine(c yamlChunk) int {
+	n := bytes.Count(c.body, []byte("\n"))
+	if len(c.body) > 0 && c.body[len(c.body)-1] != '\n' {
+		n++
+	}
+	return c.start + max(n-1, 0)
 }
 
 func trimYAMLPrefix(msg string) string {
@@ -445,8 +455,8 @@ func yamlItemLines(body []byte, start int) []int {
 	return nil
 }
 
-// readJSON reads a stream of JSON values. Lines are counted as the decoder consumes its input, so
-// that memory stays bounded by the largest value.
+// readJSON reads a stream of JSON values. Memory stays bounded by the largest value: the reader
+// keeps only the input since the end of the last whole value, to find lines in it.
 func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) error) error {
 	max := o.max()
 	cr := &countingReader{r: br, limit: int64(max)}
@@ -457,22 +467,23 @@ func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) erro
 		if err == io.EOF {
 			return nil
 		}
-		end := d.InputOffset()
-		line := 1 + cr.newlines - countBuffered(d) - bytes.Count(v, []byte("\n"))
 		if err != nil {
-			line = 1 + cr.newlines - countBuffered(d)
 			if errors.Is(err, errTooLarge) {
-				return fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)})
+				return fn(Document{Source: source, Line: cr.lineAt(cr.marked), Err: fmt.Errorf("document is larger than %d bytes", max)})
 			}
+			line := cr.lineAt(d.InputOffset())
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				err = fmt.Errorf("invalid JSON: %s (byte %d)", se.Error(), se.Offset)
+				line = cr.lineAt(se.Offset)
+				err = fmt.Errorf("invalid JSON: %s", se.Error())
 			} else {
 				err = fmt.Errorf("invalid JSON: %w", err)
 			}
 			// The decoder cannot find the next value after a syntax error: this source ends here.
 			return fn(Document{Source: source, Line: line, Err: err})
 		}
+		end := d.InputOffset()
+		line := cr.lineAt(end - int64(len(v)))
 		cr.mark(end)
 		if isList(v) {
 			if err := listItems(source, v, line, nil, max, fn); err != nil {
@@ -488,31 +499,36 @@ func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) erro
 
 var errTooLarge = errors.New("value too large")
 
-// countingReader counts the newlines read and refuses to read more than limit bytes past the end
-// of the last whole value.
+// countingReader keeps what was read since the end of the last whole value (mark), to find
+// lines, and refuses to read more than limit bytes past it.
 type countingReader struct {
-	r        io.Reader
-	read     int64
-	marked   int64
-	limit    int64
-	newlines int
+	r      io.Reader
+	kept   []byte // input from offset marked on
+	marked int64
+	lines  int // newlines before marked
+	limit  int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
-	if c.read-c.marked > c.limit {
+	if int64(len(c.kept)) > c.limit {
 		return 0, errTooLarge
 	}
 	n, err := c.r.Read(p)
-	c.read += int64(n)
-	c.newlines += bytes.Count(p[:n], []byte("\n"))
+	c.kept = append(c.kept, p[:n]...)
 	return n, err
 }
 
-// mark records that the input up to offset has been decoded.
-func (c *countingReader) mark(offset int64) { c.marked = offset }
+// mark records that the input up to offset has been decoded and drops it.
+func (c *countingReader) mark(offset int64) {
+	n := min(int(offset-c.marked), len(c.kept))
+	c.lines += bytes.Count(c.kept[:n], []byte("\n"))
+	c.kept = append(c.kept[:0], c.kept[n:]...)
+	c.marked = offset
+}
 
-// countBuffered counts the newlines the decoder has read but not consumed.
-func countBuffered(d *json.Decoder) int {
-	b, _ := io.ReadAll(d.Buffered())
-	return bytes.Count(b, []byte("\n"))
+// lineAt returns the 1-based line of the input offset, which is at or after the mark. A syntax
+// error's offset counts the byte it names: its line is that of the byte before.
+func (c *countingReader) lineAt(offset int64) int {
+	n := min(max(int(offset-c.marked), 0), len(c.kept))
+	return 1 + c.lines + bytes.Count(c.kept[:n], []byte("\n"))
 }
