@@ -171,7 +171,7 @@ type walker struct {
 	dump *Dump
 }
 
-// message visits the fields of m, which is at path, in field-number order.
+// message visits the fields of m, which is at path, in the order the proto declares them.
 func (w *walker) message(m protoreflect.Message, path string) {
 	desc := m.Descriptor()
 	if skipped[desc.FullName()] {

@@ -1,0 +1,156 @@
+package envoydump
+
+import (
+	"encoding/json"
+	"testing"
+
+	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+func mustAny(t testing.TB, m proto.Message) *anypb.Any {
+	t.Helper()
+	a, err := anypb.New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// kumaLikeDump builds a config dump the way Envoy prints one for a Kuma sidecar: listeners with an
+// HTTP connection manager and a TCP proxy, clusters, a route configuration, secrets and, when eds
+// is set, endpoints. Names cover KRIs (valid and not), legacy names with ':', internal "_" names
+// and the accepted prefixes.
+func kumaLikeDump(t testing.TB, eds bool) []byte {
+	t.Helper()
+	router := mustAny(t, &routerv3.Router{})
+	hcm := &hcmv3.HttpConnectionManager{
+		StatPrefix: "kri_msvc_default__kuma-demo_backend_http",
+		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
+			RouteConfigName: "kri_msvc_default__kuma-demo_backend_Http",
+			ConfigSource:    &corev3.ConfigSource{ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}},
+		}},
+		HttpFilters: []*hcmv3.HttpFilter{{Name: "envoy.filters.http.router", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router}}},
+	}
+	inbound := &listenerv3.Listener{
+		Name: "kri_dp_default__kuma-demo_backend-5c7f_http",
+		FilterChains: []*listenerv3.FilterChain{{
+			Name: "inbound:10.42.0.9:8080",
+			Filters: []*listenerv3.Filter{{
+				Name:       "envoy.filters.network.http_connection_manager",
+				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(t, hcm)},
+			}},
+		}},
+	}
+	tcp := &tcpv3.TcpProxy{
+		StatPrefix: "_kuma:internal",
+		ClusterSpecifier: &tcpv3.TcpProxy_WeightedClusters{WeightedClusters: &tcpv3.TcpProxy_WeightedCluster{
+			Clusters: []*tcpv3.TcpProxy_WeightedCluster_ClusterWeight{
+				{Name: "kri_msvc_default__kuma-demo_db_tcp", Weight: 1},
+				{Name: "db:5432", Weight: 1},
+			},
+		}},
+	}
+	outbound := &listenerv3.Listener{
+		Name: "outbound:10.43.0.1:5432",
+		FilterChains: []*listenerv3.FilterChain{{
+			Filters: []*listenerv3.Filter{{
+				Name:       "envoy.filters.network.tcp_proxy",
+				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(t, tcp)},
+			}},
+		}},
+	}
+	listeners := &adminv3.ListenersConfigDump{
+		VersionInfo: "1",
+		DynamicListeners: []*adminv3.ListenersConfigDump_DynamicListener{
+			{Name: inbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(t, inbound), LastUpdated: timestamppb.New(timestamppb.Now().AsTime())}},
+			{Name: outbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(t, outbound)}},
+		},
+	}
+	backend := &clusterv3.Cluster{
+		Name:                 "kri_msvc_default__kuma-demo_backend_http",
+		AltStatName:          "backend:http",
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{ServiceName: "kri_msvc_default__kuma-demo_backend_http"},
+		TransportSocket: &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{
+			TypedConfig: mustAny(t, &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
+				TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: "system_cp_ca"}},
+			}}),
+		}},
+	}
+	ads := &clusterv3.Cluster{Name: "ads_cluster", ConnectTimeout: nil}
+	clusters := &adminv3.ClustersConfigDump{
+		StaticClusters:        []*adminv3.ClustersConfigDump_StaticCluster{{Cluster: mustAny(t, ads)}},
+		DynamicActiveClusters: []*adminv3.ClustersConfigDump_DynamicCluster{{Cluster: mustAny(t, backend)}},
+	}
+	rc := &routev3.RouteConfiguration{
+		Name: "kri_msvc_default__kuma-demo_backend_Http",
+		VirtualHosts: []*routev3.VirtualHost{{
+			Name:    "backend",
+			Domains: []string{"*"},
+			Routes: []*routev3.Route{{
+				Name:  "kri_mhttpr_default__kuma-demo_route_rule_0",
+				Match: &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}},
+				Action: &routev3.Route_Route{Route: &routev3.RouteAction{
+					ClusterSpecifier: &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{
+						Clusters: []*routev3.WeightedCluster_ClusterWeight{{Name: "kri_msvc_default__kuma-demo_backend_http", Weight: wrapperspb.UInt32(100)}},
+					}},
+					RequestMirrorPolicies: []*routev3.RouteAction_RequestMirrorPolicy{{Cluster: "mirror:cluster"}},
+				}},
+			}},
+		}},
+	}
+	routes := &adminv3.RoutesConfigDump{DynamicRouteConfigs: []*adminv3.RoutesConfigDump_DynamicRouteConfig{{RouteConfig: mustAny(t, rc)}}}
+	secrets := &adminv3.SecretsConfigDump{DynamicActiveSecrets: []*adminv3.SecretsConfigDump_DynamicSecret{{
+		Name:   "system_cp_ca",
+		Secret: mustAny(t, &tlsv3.Secret{Name: "system_cp_ca"}),
+	}}}
+	dump := &adminv3.ConfigDump{Configs: []*anypb.Any{mustAny(t, listeners), mustAny(t, clusters), mustAny(t, routes), mustAny(t, secrets)}}
+	if eds {
+		cla := &endpointv3.ClusterLoadAssignment{ClusterName: "kri_msvc_default__kuma-demo_backend_http"}
+		dump.Configs = append(dump.Configs, mustAny(t, &adminv3.EndpointsConfigDump{
+			DynamicEndpointConfigs: []*adminv3.EndpointsConfigDump_DynamicEndpointConfig{{EndpointConfig: mustAny(t, cla)}},
+		}))
+	}
+	b, err := protojson.MarshalOptions{UseProtoNames: true, Indent: "  "}.Marshal(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withUnknownFilter adds, to the first listener's first filter chain, a network filter of a type
+// no registry knows, as a dump from an Envoy with a custom extension has.
+func withUnknownFilter(t testing.TB, dump []byte) []byte {
+	t.Helper()
+	var d map[string]any
+	if err := json.Unmarshal(dump, &d); err != nil {
+		t.Fatal(err)
+	}
+	chain := d["configs"].([]any)[0].(map[string]any)["dynamic_listeners"].([]any)[0].(map[string]any)["active_state"].(map[string]any)["listener"].(map[string]any)["filter_chains"].([]any)[0].(map[string]any)
+	chain["filters"] = append(chain["filters"].([]any), map[string]any{
+		"name": "acme.custom",
+		"typed_config": map[string]any{
+			"@type":       "type.googleapis.com/acme.filters.v1.Custom",
+			"stat_prefix": "not:checked",
+		},
+	})
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
