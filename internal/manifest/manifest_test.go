@@ -224,5 +224,3 @@ func TestHugeLine(t *testing.T) {
 		t.Errorf("got %+v, want %+v", docs, want)
 	}
 }
-
-
