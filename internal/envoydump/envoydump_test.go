@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kriguard/kriguard/internal/envoydump/dumptest"
 	"github.com/kriguard/kriguard/naming"
 )
 
@@ -71,11 +72,11 @@ func TestParse(t *testing.T) {
 		want      []found
 		wantNotes []string
 	}{
-		{"strict", kumaLikeDump(t, false), naming.EnvoyNameOptions{Strict: true}, all, nil},
-		{"legacy names pass unless strict", kumaLikeDump(t, false), naming.EnvoyNameOptions{}, lenient(all), nil},
-		{"include_eds adds the cluster load assignments", kumaLikeDump(t, true), naming.EnvoyNameOptions{Strict: true}, append(all[:len(all):len(all)], eds), nil},
-		{"an unknown extension type is skipped with a note", withUnknownFilter(t, kumaLikeDump(t, false)), naming.EnvoyNameOptions{Strict: true}, all, []string{unknownNote}},
-		{"no accepted prefix", kumaLikeDump(t, false), naming.EnvoyNameOptions{Strict: true, Prefixes: []string{}}, withRule(all, "system_cp_ca", "legacy"), nil},
+		{"strict", dumptest.KumaSidecar(false), naming.EnvoyNameOptions{Strict: true}, all, nil},
+		{"legacy names pass unless strict", dumptest.KumaSidecar(false), naming.EnvoyNameOptions{}, lenient(all), nil},
+		{"include_eds adds the cluster load assignments", dumptest.KumaSidecar(true), naming.EnvoyNameOptions{Strict: true}, append(all[:len(all):len(all)], eds), nil},
+		{"an unknown extension type is skipped with a note", withUnknownFilter(t, dumptest.KumaSidecar(false)), naming.EnvoyNameOptions{Strict: true}, all, []string{unknownNote}},
+		{"no accepted prefix", dumptest.KumaSidecar(false), naming.EnvoyNameOptions{Strict: true, Prefixes: []string{}}, withRule(all, "system_cp_ca", "legacy"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,4 +135,13 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withUnknownFilter(t testing.TB, dump []byte) []byte {
+	t.Helper()
+	b, err := dumptest.WithUnknownFilter(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

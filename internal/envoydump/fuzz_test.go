@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kriguard/kriguard/internal/envoydump/dumptest"
 	"github.com/kriguard/kriguard/naming"
 )
 
 // FuzzParse: any input gives names or an error, never a panic, and every name's problems are
 // naming.CheckEnvoyName's.
 func FuzzParse(f *testing.F) {
-	f.Add(kumaLikeDump(f, true))
-	f.Add(withUnknownFilter(f, kumaLikeDump(f, false)))
+	f.Add(dumptest.KumaSidecar(true))
+	f.Add(withUnknownFilter(f, dumptest.KumaSidecar(false)))
 	f.Add([]byte(`{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump", "static_clusters": [{"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "a:b"}}]}]}`))
 	f.Add([]byte(`{"configs": [{"@type": "x"}, {"@type": 1}, null]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

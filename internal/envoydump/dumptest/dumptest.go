@@ -1,8 +1,8 @@
-package envoydump
+package dumptest
 
 import (
 	"encoding/json"
-	"testing"
+	"fmt"
 
 	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -21,22 +21,20 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-func mustAny(t testing.TB, m proto.Message) *anypb.Any {
-	t.Helper()
+func mustAny(m proto.Message) *anypb.Any {
 	a, err := anypb.New(m)
 	if err != nil {
-		t.Fatal(err)
+		panic(err) // only for messages of registered types, built here
 	}
 	return a
 }
 
-// kumaLikeDump builds a config dump the way Envoy prints one for a Kuma sidecar: listeners with an
+// KumaSidecar builds a config dump the way Envoy prints one for a Kuma sidecar: listeners with an
 // HTTP connection manager and a TCP proxy, clusters, a route configuration, secrets and, when eds
 // is set, endpoints. Names cover KRIs (valid and not), legacy names with ':', internal "_" names
 // and the accepted prefixes.
-func kumaLikeDump(t testing.TB, eds bool) []byte {
-	t.Helper()
-	router := mustAny(t, &routerv3.Router{})
+func KumaSidecar(eds bool) []byte {
+	router := mustAny(&routerv3.Router{})
 	hcm := &hcmv3.HttpConnectionManager{
 		StatPrefix: "kri_msvc_default__kuma-demo_backend_http",
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
@@ -51,7 +49,7 @@ func kumaLikeDump(t testing.TB, eds bool) []byte {
 			Name: "inbound:10.42.0.9:8080",
 			Filters: []*listenerv3.Filter{{
 				Name:       "envoy.filters.network.http_connection_manager",
-				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(t, hcm)},
+				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
 			}},
 		}},
 	}
@@ -69,15 +67,15 @@ func kumaLikeDump(t testing.TB, eds bool) []byte {
 		FilterChains: []*listenerv3.FilterChain{{
 			Filters: []*listenerv3.Filter{{
 				Name:       "envoy.filters.network.tcp_proxy",
-				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(t, tcp)},
+				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tcp)},
 			}},
 		}},
 	}
 	listeners := &adminv3.ListenersConfigDump{
 		VersionInfo: "1",
 		DynamicListeners: []*adminv3.ListenersConfigDump_DynamicListener{
-			{Name: inbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(t, inbound), LastUpdated: timestamppb.New(timestamppb.Now().AsTime())}},
-			{Name: outbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(t, outbound)}},
+			{Name: inbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(inbound), LastUpdated: timestamppb.New(timestamppb.Now().AsTime())}},
+			{Name: outbound.Name, ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{Listener: mustAny(outbound)}},
 		},
 	}
 	backend := &clusterv3.Cluster{
@@ -86,15 +84,15 @@ func kumaLikeDump(t testing.TB, eds bool) []byte {
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
 		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{ServiceName: "kri_msvc_default__kuma-demo_backend_http"},
 		TransportSocket: &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{
-			TypedConfig: mustAny(t, &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
+			TypedConfig: mustAny(&tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
 				TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: "system_cp_ca"}},
 			}}),
 		}},
 	}
 	ads := &clusterv3.Cluster{Name: "ads_cluster", ConnectTimeout: nil}
 	clusters := &adminv3.ClustersConfigDump{
-		StaticClusters:        []*adminv3.ClustersConfigDump_StaticCluster{{Cluster: mustAny(t, ads)}},
-		DynamicActiveClusters: []*adminv3.ClustersConfigDump_DynamicCluster{{Cluster: mustAny(t, backend)}},
+		StaticClusters:        []*adminv3.ClustersConfigDump_StaticCluster{{Cluster: mustAny(ads)}},
+		DynamicActiveClusters: []*adminv3.ClustersConfigDump_DynamicCluster{{Cluster: mustAny(backend)}},
 	}
 	rc := &routev3.RouteConfiguration{
 		Name: "kri_msvc_default__kuma-demo_backend_Http",
@@ -113,32 +111,31 @@ func kumaLikeDump(t testing.TB, eds bool) []byte {
 			}},
 		}},
 	}
-	routes := &adminv3.RoutesConfigDump{DynamicRouteConfigs: []*adminv3.RoutesConfigDump_DynamicRouteConfig{{RouteConfig: mustAny(t, rc)}}}
+	routes := &adminv3.RoutesConfigDump{DynamicRouteConfigs: []*adminv3.RoutesConfigDump_DynamicRouteConfig{{RouteConfig: mustAny(rc)}}}
 	secrets := &adminv3.SecretsConfigDump{DynamicActiveSecrets: []*adminv3.SecretsConfigDump_DynamicSecret{{
 		Name:   "system_cp_ca",
-		Secret: mustAny(t, &tlsv3.Secret{Name: "system_cp_ca"}),
+		Secret: mustAny(&tlsv3.Secret{Name: "system_cp_ca"}),
 	}}}
-	dump := &adminv3.ConfigDump{Configs: []*anypb.Any{mustAny(t, listeners), mustAny(t, clusters), mustAny(t, routes), mustAny(t, secrets)}}
+	dump := &adminv3.ConfigDump{Configs: []*anypb.Any{mustAny(listeners), mustAny(clusters), mustAny(routes), mustAny(secrets)}}
 	if eds {
 		cla := &endpointv3.ClusterLoadAssignment{ClusterName: "kri_msvc_default__kuma-demo_backend_http"}
-		dump.Configs = append(dump.Configs, mustAny(t, &adminv3.EndpointsConfigDump{
-			DynamicEndpointConfigs: []*adminv3.EndpointsConfigDump_DynamicEndpointConfig{{EndpointConfig: mustAny(t, cla)}},
+		dump.Configs = append(dump.Configs, mustAny(&adminv3.EndpointsConfigDump{
+			DynamicEndpointConfigs: []*adminv3.EndpointsConfigDump_DynamicEndpointConfig{{EndpointConfig: mustAny(cla)}},
 		}))
 	}
 	b, err := protojson.MarshalOptions{UseProtoNames: true, Indent: "  "}.Marshal(dump)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return b
 }
 
-// withUnknownFilter adds, to the first listener's first filter chain, a network filter of a type
+// WithUnknownFilter adds, to the first listener's first filter chain of a dump KumaSidecar built, a network filter of a type
 // no registry knows, as a dump from an Envoy with a custom extension has.
-func withUnknownFilter(t testing.TB, dump []byte) []byte {
-	t.Helper()
+func WithUnknownFilter(dump []byte) ([]byte, error) {
 	var d map[string]any
 	if err := json.Unmarshal(dump, &d); err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("decoding the dump: %w", err)
 	}
 	chain := d["configs"].([]any)[0].(map[string]any)["dynamic_listeners"].([]any)[0].(map[string]any)["active_state"].(map[string]any)["listener"].(map[string]any)["filter_chains"].([]any)[0].(map[string]any)
 	chain["filters"] = append(chain["filters"].([]any), map[string]any{
@@ -148,9 +145,5 @@ func withUnknownFilter(t testing.TB, dump []byte) []byte {
 			"stat_prefix": "not:checked",
 		},
 	})
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return json.Marshal(d)
 }
