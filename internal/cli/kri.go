@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -161,11 +163,16 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail("kriguard kri of", err)
 	}
-	var t tally
+	var t, noKRI tally
 	jw := &jsonWriter{w: a.out}
 	err := a.judgeManifests(ctx, args, &t, func(r Result) error {
 		if _, ok := a.cfg.Registry().ByKind(r.Kind); !ok {
 			return nil // a Kong kind: no KRI
+		}
+		// Only the problems of the KRI itself: those of metadata.
+		r.Causes = slices.DeleteFunc(r.Causes, func(c Cause) bool { return !strings.HasPrefix(c.Field, "metadata.") })
+		if r.KRI == "" {
+			noKRI.denied++
 		}
 		if a.output == "json" {
 			return jw.write(r)
@@ -188,8 +195,9 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail("kriguard kri of", fmt.Errorf("writing output: %w", err))
 	}
-	// Here "denied" means "has no valid KRI", whatever the enforcement.
-	return t.exitCode()
+	// Here 1 means "an object has no valid KRI", whatever the enforcement.
+	noKRI.errors = t.errors
+	return noKRI.exitCode()
 }
 
 func kriNameCommand() *command {

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const examplesDir = "../../examples"
+
+// The examples, judged as the demo applies them: golden output in both formats, and exit 1
+// because some of them are denied.
+func TestCheckExamples(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			r := run(t, "", "check", "-o", format, examplesDir)
+			if r.code != ExitDenied {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, ExitDenied, r.stderr)
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr should be empty, got:\n%s", r.stderr)
+			}
+			golden(t, "check-examples."+format, r.stdout)
+		})
+	}
+}
+
+// Every example says in its "# expect:" line whether the API server admits it; check agrees
+// with each, and prints the name it would be created as.
+func TestCheckExamplesExpectations(t *testing.T) {
+	r := run(t, "", "check", "-o", "json", examplesDir)
+	byFile := map[string]Result{}
+	for _, res := range decodeResults(t, r.stdout) {
+		byFile[filepath.Base(res.Source)] = res
+	}
+	paths, _ := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
+	if len(paths) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var expect string
+		for _, l := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(l, "# expect:"); ok {
+				expect = strings.TrimSpace(rest)
+			}
+		}
+		res, ok := byFile[filepath.Base(p)]
+		switch {
+		case !ok:
+			t.Errorf("%s: not judged", p)
+		case expect == "rejected" && res.Allowed, strings.HasPrefix(expect, "created") && !res.Allowed:
+			t.Errorf("%s expects %q, check says allowed=%v (%v)", p, expect, res.Allowed, res.Causes)
+		case strings.HasPrefix(expect, "created as "):
+			if want := strings.TrimPrefix(expect, "created as "); res.Name != want {
+				t.Errorf("%s expects to be created as %s, check names it %s", p, want, res.Name)
+			}
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: good\n  namespace: ns\n"
+	bad := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: bad\n  namespace: ns\n  labels:\n    kuma.io/mesh: Mesh_1\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+	goodFile := writeFile(t, dir, "good.yaml", good)
+	badFile := writeFile(t, dir, "bad.yaml", bad)
+	mixed := writeFile(t, dir, "mixed.yaml", cm+"---\n"+bad+"---\n"+"kind: [\n---\n"+good)
+	binary := writeFile(t, dir, "bin.yaml", "\x7fELF\x02\x01\x01\x00\x00\x00")
+	huge := writeFile(t, dir, "huge.yaml", good+"spec:\n  x: "+strings.Repeat("y", 2000)+"\n---\n"+bad)
+	warn := writeFile(t, dir, "warn.yaml", "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\ndefaultEnforcement: warn\n")
+	list := writeFile(t, dir, "list.json", `{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout", "metadata": {"name": "a", "namespace": "ns"}},
+  {"apiVersion": "kuma.io/v1alpha1", "kind": "MeshRetry", "metadata": {"name": "B", "namespace": "ns"}}
+]}`)
+	labels := writeFile(t, dir, "labels.yaml", "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: x\n  labels:\n    kuma.io/mesh: [a]\n")
+	_ = os.Chmod(writeFile(t, dir, "locked/secret.yaml", good), 0)
+	locked := filepath.Join(dir, "locked", "secret.yaml")
+
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "nothing denied", args: []string{goodFile}, code: ExitOK},
+		{name: "a denied object", args: []string{badFile}, code: ExitDenied,
+			stdout: badFile + `:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
+		{name: "warn enforcement allows, and says so", args: []string{"--config", warn, badFile}, code: ExitOK,
+			stdout: badFile + `:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_') (allowed: warn)` + "\n"},
+		{name: "standard input", stdin: bad, args: []string{"-"}, code: ExitDenied,
+			stdout: `-:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
+		{name: "a broken document is an input error, the others are judged", args: []string{mixed}, code: ExitError,
+			stdout: mixed + `:6: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
+			stderr: mixed + ":14: error: invalid YAML: line 14: did not find expected node content\n"},
+		{name: "binary file", args: []string{binary, goodFile}, code: ExitError,
+			stderr: binary + ":1: error: binary data: the file is not a text manifest\n"},
+		{name: "huge document", args: []string{"--max-document-bytes", "1000", huge}, code: ExitError,
+			stdout: huge + `:9: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
+			stderr: huge + ":1: error: document is larger than 1000 bytes\n"},
+		{name: "missing path", args: []string{filepath.Join(dir, "nope.yaml"), goodFile}, code: ExitError,
+			stderr: filepath.Join(dir, "nope.yaml") + ": error: reading: no such file or directory\n"},
+		{name: "a JSON List", args: []string{list}, code: ExitDenied,
+			stdout: list + `:3: MeshRetry ns/B: metadata.name: Invalid value: "B": must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')` + "\n"},
+		{name: "an object the webhook cannot decode", args: []string{labels}, code: ExitError,
+			stderr: labels + ":1: MeshTimeout: error: decoding object: metadata.labels: .metadata.labels accessor error: contains non-string value in the map under key \"kuma.io/mesh\": [a] is of the type []interface {}, expected string\n"},
+	}
+	if os.Geteuid() != 0 {
+		tests = append(tests, struct {
+			name   string
+			stdin  string
+			args   []string
+			code   int
+			stdout string
+			stderr string
+		}{name: "unreadable file", args: []string{locked}, code: ExitError, stderr: locked + ": error: reading: permission denied\n"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.stdin, append([]string{"check"}, tt.args...)...)
+			if r.code != tt.code || r.stdout != tt.stdout || r.stderr != tt.stderr {
+				t.Errorf("got exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// -o json prints one array, an element per guarded object, including the ones with no problem,
+// and nothing for other kinds.
+func TestCheckJSON(t *testing.T) {
+	in := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n" +
+		"apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  generateName: timeouts-\n  namespace: kuma-demo\n  labels:\n    kuma.io/zone: east\n---\n" +
+		"apiVersion: configuration.konghq.com/v1alpha1\nkind: KongRoute\nmetadata:\n  generateName: route-\n  namespace: kong\n"
+	r := run(t, in, "check", "-o", "json", "-")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := fmt.Sprintf("%+v", decodeResults(t, r.stdout))
+	want := fmt.Sprintf("%+v", []Result{
+		{Source: "-", Line: 6, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTimeout", Namespace: "kuma-demo",
+			Name: "timeouts-zz6958f298wf85fw", KRI: "kri_mt_default_east_kuma-demo_timeouts_", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
+		{Source: "-", Line: 14, APIVersion: "configuration.konghq.com/v1alpha1", Kind: "KongRoute", Namespace: "kong",
+			Name: "route-*", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
+	})
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if r := run(t, "", "check", "-o", "json", "-"); r.stdout != "[]\n" || r.code != ExitOK {
+		t.Errorf("no objects: got %q, exit %d; want an empty array", r.stdout, r.code)
+	}
+}
+
+func BenchmarkCheckCorpus(b *testing.B) {
+	corpus := corpus(b, 10000)
+	b.SetBytes(int64(len(corpus)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		code := Main(b.Context(), []string{"check", "-o", "json", "-"}, Streams{In: bytes.NewReader(corpus), Out: &out, Err: &errOut})
+		if code != ExitDenied {
+			b.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	}
+	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "objects/s")
+}
