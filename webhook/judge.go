@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"strings"
 
 	jsonpatchapply "github.com/evanphx/json-patch/v5"
+	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -46,7 +49,9 @@ func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
 		return Verdict{}, err
 	}
 	if ops := c.patch(g, obj, true); len(ops) > 0 {
-		if obj, err = applyPatch(raw, ops, gk, !g.kri); err != nil {
+		if patched, ok := patchMetadata(obj, ops); ok {
+			obj = patched
+		} else if obj, err = applyPatch(raw, ops, gk, !g.kri); err != nil {
 			return Verdict{}, err
 		}
 	}
@@ -92,4 +97,65 @@ func applyPatch(raw []byte, ops any, gk schema.GroupKind, full bool) (*admitted,
 		return nil, fmt.Errorf("applying patch: %w", err)
 	}
 	return decodeObject(runtime.RawExtension{Raw: patched}, "patched object", gk, full)
+}
+
+// patchMetadata applies ops to a copy of obj when obj was read by the fast decoder and every
+// operation adds its name, a label or an annotation, or the whole label or annotation map: what
+// the mutator writes. It reports false for anything else, which applyPatch then applies to the
+// bytes; the result is the same, without encoding, patching and decoding the object again.
+func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
+	if obj.full != nil {
+		return nil, false
+	}
+	cp := *obj
+	clonedLabels, clonedAnnotations := false, false
+	for _, op := range ops {
+		if op.Operation != "add" {
+			return nil, false
+		}
+		var m *map[string]string
+		var cloned *bool
+		rest, ok := strings.CutPrefix(op.Path, "/metadata/")
+		if !ok {
+			return nil, false
+		}
+		switch {
+		case rest == "name":
+			v, ok := op.Value.(string)
+			if !ok {
+				return nil, false
+			}
+			cp.name = v
+			continue
+		case rest == "labels" || strings.HasPrefix(rest, "labels/"):
+			m, cloned = &cp.labels, &clonedLabels
+			cp.hasLabels = true
+		case rest == "annotations" || strings.HasPrefix(rest, "annotations/"):
+			m, cloned = &cp.annotations, &clonedAnnotations
+			cp.hasAnnotations = true
+		default:
+			return nil, false
+		}
+		if !*cloned {
+			*m, *cloned = maps.Clone(*m), true
+			if *m == nil {
+				*m = map[string]string{}
+			}
+		}
+		_, key, member := strings.Cut(rest, "/")
+		if !member {
+			whole, ok := op.Value.(map[string]string)
+			if !ok {
+				return nil, false
+			}
+			*m = maps.Clone(whole)
+			continue
+		}
+		v, ok := op.Value.(string)
+		if !ok {
+			return nil, false
+		}
+		(*m)[strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")] = v
+	}
+	return &cp, true
 }

@@ -39,7 +39,7 @@ func FuzzRead(f *testing.F) {
 				}
 				return nil
 			}
-			var tm typeMeta
+			var tm header
 			if !json.Valid(d.Object) || json.Unmarshal(d.Object, &tm) != nil || tm.Kind == "" || tm.APIVersion == "" {
 				t.Fatalf("document without error is not an object with apiVersion and kind: %q", d.Object)
 			}

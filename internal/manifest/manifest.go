@@ -284,10 +284,7 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
 		return nil // a document of comments only
 	}
-	if isList(j) {
-		return listItems(source, j, line, yamlItemLines(c.body, c.start), max, fn)
-	}
-	return fn(object(source, line, j))
+	return emit(source, line, j, func() []int { return yamlItemLines(c.body, c.start) }, max, fn)
 }
 
 // lastLine is the line of the chunk's last line.
@@ -319,56 +316,71 @@ func invalidUTF8Line(b []byte) int {
 	return n
 }
 
-// typeMeta is what a document must have to be an object.
-type typeMeta struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
+// header is what the reader reads of a document besides passing it on.
+type header struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Items      json.RawMessage `json:"items"`
 }
 
-// object checks that j is a Kubernetes object and makes it a Document.
-func object(source string, line int, j []byte) Document {
-	d := Document{Source: source, Line: line}
+// isList reports whether h is a List: kind List, or a kind ending in "List", with an items array.
+func (h *header) isList() bool {
+	if !strings.HasSuffix(h.Kind, "List") {
+		return false
+	}
+	t := bytes.TrimSpace(h.Items)
+	return len(t) > 0 && t[0] == '['
+}
+
+// readHeader decodes the header of the JSON object j, which is not checked otherwise.
+func readHeader(j []byte) (header, error) {
+	var h header
 	t := bytes.TrimLeft(j, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
-		d.Err = errors.New("not a Kubernetes object: want a mapping with apiVersion and kind")
-		return d
+		return h, errors.New("not a Kubernetes object: want a mapping with apiVersion and kind")
 	}
-	var tm typeMeta
-	if err := json.Unmarshal(j, &tm); err != nil {
-		d.Err = fmt.Errorf("apiVersion or kind: %w", err)
-		return d
+	if err := json.Unmarshal(j, &h); err != nil {
+		return h, fmt.Errorf("apiVersion or kind: %w", err)
 	}
+	return h, nil
+}
+
+// object checks that j, with header h, is a Kubernetes object and makes it a Document.
+func object(source string, line int, j []byte, h header, err error) Document {
+	d := Document{Source: source, Line: line}
 	switch {
-	case tm.Kind == "":
+	case err != nil:
+		d.Err = err
+	case h.Kind == "":
 		d.Err = errors.New("not a Kubernetes object: kind is missing")
-	case tm.APIVersion == "":
+	case h.APIVersion == "":
 		d.Err = errors.New("not a Kubernetes object: apiVersion is missing")
 	default:
-		if _, err := schema.ParseGroupVersion(tm.APIVersion); err != nil {
+		if _, err := schema.ParseGroupVersion(h.APIVersion); err != nil {
 			d.Err = fmt.Errorf("apiVersion: %w", err)
 			return d
 		}
-		d.APIVersion, d.Kind, d.Object = tm.APIVersion, tm.Kind, j
+		d.APIVersion, d.Kind, d.Object = h.APIVersion, h.Kind, j
 	}
 	return d
 }
 
-// isList reports whether j is a List: kind List, or a kind ending in "List", with an items array.
-func isList(j []byte) bool {
-	var l struct {
-		Kind  string          `json:"kind"`
-		Items json.RawMessage `json:"items"`
+// emit hands fn the object j, or each item when it is a List.
+func emit(source string, line int, j []byte, itemLines func() []int, max int, fn func(Document) error) error {
+	h, err := readHeader(j)
+	if err == nil && h.isList() {
+		var lines []int
+		if itemLines != nil {
+			lines = itemLines()
+		}
+		return listItems(source, j, line, lines, itemLines != nil, max, fn)
 	}
-	if json.Unmarshal(j, &l) != nil || !strings.HasSuffix(l.Kind, "List") {
-		return false
-	}
-	t := bytes.TrimSpace(l.Items)
-	return len(t) > 0 && t[0] == '['
+	return fn(object(source, line, j, h, err))
 }
 
-// listItems emits each item of the List j. lines holds the line of each item when known;
-// otherwise the item's line is found in j from listLine, j's first line, when j is the text read.
-func listItems(source string, j []byte, listLine int, lines []int, max int, fn func(Document) error) error {
+// listItems emits each item of the List j. lines holds the line of each item when known; when
+// yaml is false, j is the text read and an item's line is found in it from listLine, its first.
+func listItems(source string, j []byte, listLine int, lines []int, yaml bool, max int, fn func(Document) error) error {
 	items, offsets, err := itemsOf(j)
 	if err != nil {
 		return fn(Document{Source: source, Line: listLine, Err: fmt.Errorf("list items: %w", err)})
@@ -378,7 +390,7 @@ func listItems(source string, j []byte, listLine int, lines []int, max int, fn f
 		switch {
 		case lines != nil && i < len(lines):
 			line = lines[i]
-		case lines == nil:
+		case !yaml:
 			line = listLine + bytes.Count(j[:offsets[i]], []byte("\n"))
 		}
 		if len(item) > max {
@@ -387,7 +399,8 @@ func listItems(source string, j []byte, listLine int, lines []int, max int, fn f
 			}
 			continue
 		}
-		if err := fn(object(source, line, item)); err != nil {
+		h, herr := readHeader(item)
+		if err := fn(object(source, line, item, h, herr)); err != nil {
 			return err
 		}
 	}
@@ -485,13 +498,7 @@ func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) erro
 		end := d.InputOffset()
 		line := cr.lineAt(end - int64(len(v)))
 		cr.mark(end)
-		if isList(v) {
-			if err := listItems(source, v, line, nil, max, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fn(object(source, line, v)); err != nil {
+		if err := emit(source, line, v, nil, max, fn); err != nil {
 			return err
 		}
 	}
