@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -107,15 +108,21 @@ func (t *textWriter) close() error { return nil }
 
 // jsonWriter streams one JSON array, an element per line.
 type jsonWriter struct {
-	w *bufio.Writer
-	n int
+	w   *bufio.Writer
+	n   int
+	buf bytes.Buffer
+	enc *json.Encoder
 }
 
 func (j *jsonWriter) write(v Result) error { return j.element(v) }
 
 func (j *jsonWriter) element(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	if j.enc == nil {
+		j.enc = json.NewEncoder(&j.buf)
+		j.enc.SetEscapeHTML(false) // KRI templates and messages read better with their < and >
+	}
+	j.buf.Reset()
+	if err := j.enc.Encode(v); err != nil {
 		return err
 	}
 	sep := ",\n"
@@ -126,7 +133,7 @@ func (j *jsonWriter) element(v any) error {
 	if _, err := j.w.WriteString(sep); err != nil {
 		return err
 	}
-	_, err = j.w.Write(b)
+	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
 	return err
 }
 
