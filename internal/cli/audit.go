@@ -308,7 +308,10 @@ func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditK
 	if token != "" {
 		req = req.Param("continue", token)
 	}
-	raw, err := req.Do(ctx).Raw()
+	res := req.Do(ctx)
+	// Error, unlike Raw, reads the API server's Status: "… is forbidden: User …", not "unknown".
+	err := res.Error()
+	raw, _ := res.Raw()
 	if err != nil {
 		return nil, "", fmt.Errorf("listing %s%s: %w", k.gvr.GroupResource().String(), au.where(k), err)
 	}

@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/webhook"
+)
+
+// seeded is what seed put in a cluster.
+type seeded struct {
+	total      int
+	bad        []string // "Kind namespace/name" of every object check denies
+	namespaces []string
+	perNS      map[string]int
+}
+
+// The kinds seed creates objects of: four namespaced Kuma kinds, a Kong kind and Mesh, which is
+// cluster-scoped.
+var seedKinds = []struct{ group, kind string }{
+	{webhook.KumaGroup, "MeshTimeout"}, {webhook.KumaGroup, "MeshRetry"}, {webhook.KumaGroup, "MeshService"},
+	{webhook.KumaGroup, "MeshTrafficPermission"}, {webhook.KongGroup, "KongPlugin"}, {webhook.KumaGroup, "Mesh"},
+}
+
+// seed creates n objects spread over the seed kinds and five namespaces, every 37th with a
+// kuma.io/mesh label that cannot form a KRI, as objects created while the webhook only warned or
+// before it was installed. padding adds an annotation of that many bytes to each object.
+func seed(t testing.TB, env *testenv.Env, n, padding int) seeded {
+	t.Helper()
+	ctx := context.Background()
+	s := seeded{perNS: map[string]int{}}
+	for i := range 5 {
+		ns := fmt.Sprintf("audit-%d", i)
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+		s.namespaces = append(s.namespaces, ns)
+	}
+	kinds := make([]testenv.Kind, len(seedKinds))
+	for i, sk := range seedKinds {
+		k, ok := env.Kind(sk.group, sk.kind)
+		if !ok {
+			t.Fatalf("the control plane serves no %s.%s", sk.kind, sk.group)
+		}
+		kinds[i] = k
+	}
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		k := kinds[i%len(kinds)]
+		ns := s.namespaces[(i/len(kinds))%len(s.namespaces)]
+		name := fmt.Sprintf("obj-%d", i)
+		obj := testenv.NewObject(k, ns, name)
+		bad := i%37 == 0 && k.Group == webhook.KumaGroup
+		if bad && k.Kind != "Mesh" {
+			obj.SetLabels(map[string]string{"kuma.io/mesh": "Mesh_1"})
+		} else if bad {
+			obj.SetLabels(map[string]string{"kuma.io/display-name": "Obj_" + name})
+		}
+		if padding > 0 {
+			obj.SetAnnotations(map[string]string{"example.com/padding": strings.Repeat("p", padding)})
+		}
+		ref := k.Kind + " " + name
+		if k.Namespaced {
+			ref = k.Kind + " " + ns + "/" + name
+			s.perNS[ns]++
+		}
+		if bad {
+			s.bad = append(s.bad, ref)
+		}
+		g.Go(func() error {
+			if err := env.Client.Create(ctx, obj); err != nil {
+				return fmt.Errorf("creating %s: %w", ref, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	s.total = n
+	slices.Sort(s.bad)
+	return s
+}
+
+// kubeconfig writes a kubeconfig for a new user of the control plane, in groups.
+func kubeconfig(t testing.TB, env *testenv.Env, user string, groups ...string) string {
+	t.Helper()
+	u, err := env.Environment.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := u.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// listCounter counts the LIST requests of a client and the largest limit they asked for.
+type listCounter struct {
+	next     http.RoundTripper
+	requests atomic.Int64
+}
+
+func (c *listCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Query().Has("limit") {
+		c.requests.Add(1)
+	}
+	return c.next.RoundTrip(r)
+}
+
+// audit runs the auditor over cfg and returns the results and the number of LIST requests.
+func audit(t testing.TB, cfg *rest.Config, namespace string, chunk int64, emit func(Result)) (tally, int64) {
+	t.Helper()
+	c := rest.CopyConfig(cfg)
+	lc := &listCounter{}
+	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { lc.next = rt; return lc }
+	au := &auditor{rest: c, rules: webhook.DefaultConfig(), namespace: namespace, chunk: chunk}
+	var tl tally
+	err := au.run(context.Background(), &tl, func(r Result) error { emit(r); return nil },
+		func(err error) { t.Errorf("audit: %v", err) }, func() error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl, lc.requests.Load()
+}
+
+// audit over a real API server: thousands of objects across kinds and namespaces, listed in
+// pages much smaller than their number, finds exactly the bad ones.
+func TestAudit(t *testing.T) {
+	env := testenv.StartForTest(t, testenv.Options{})
+	s := seed(t, env, 3000, 0)
+	admin := kubeconfig(t, env, "auditor", "system:masters")
+
+	t.Run("every namespace, in pages", func(t *testing.T) {
+		var denied []string
+		judged := 0
+		tl, lists := audit(t, env.Config, "", 100, func(r Result) {
+			judged++
+			if !r.Allowed {
+				denied = append(denied, objectRef(r.Kind, r.Namespace, r.Name))
+			}
+			if r.Source != SourceCluster || r.Line != 0 {
+				t.Errorf("result from %s:%d, want the cluster", r.Source, r.Line)
+			}
+		})
+		slices.Sort(denied)
+		if judged != s.total || tl.objects != s.total {
+			t.Errorf("judged %d objects, want %d", judged, s.total)
+		}
+		if !slices.Equal(denied, s.bad) {
+			t.Errorf("denied %d objects, want exactly the %d bad ones:\n got %v\nwant %v", len(denied), len(s.bad), denied, s.bad)
+		}
+		if min := int64(s.total / 100); lists < min {
+			t.Errorf("%d LIST requests for %d objects in pages of 100, want at least %d", lists, s.total, min)
+		}
+		t.Logf("%d objects in %d LIST requests, %d denied", judged, lists, len(denied))
+	})
+
+	t.Run("the command, one namespace", func(t *testing.T) {
+		ns := s.namespaces[2]
+		r := run(t, "", "audit", "--kubeconfig", admin, "-n", ns, "--chunk-size", "50", "-o", "json")
+		if r.code != ExitDenied {
+			t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitDenied, r.stderr)
+		}
+		results := decodeResults(t, r.stdout)
+		var denied, want []string
+		for _, res := range results {
+			if res.Namespace != ns {
+				t.Errorf("%s from namespace %q", objectRef(res.Kind, res.Namespace, res.Name), res.Namespace)
+			}
+			if !res.Allowed {
+				denied = append(denied, objectRef(res.Kind, res.Namespace, res.Name))
+			}
+		}
+		for _, b := range s.bad {
+			if strings.Contains(b, " "+ns+"/") {
+				want = append(want, b)
+			}
+		}
+		slices.Sort(denied)
+		if len(results) != s.perNS[ns] || !slices.Equal(denied, want) {
+			t.Errorf("%d results, denied %v; want %d results, denied %v", len(results), denied, s.perNS[ns], want)
+		}
+	})
+
+	t.Run("the command, text", func(t *testing.T) {
+		r := run(t, "", "audit", "--kubeconfig", admin, "-A")
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != ExitDenied || len(lines) != len(s.bad) {
+			t.Fatalf("exit %d, %d lines, want %d lines; stderr:\n%s", r.code, len(lines), len(s.bad), r.stderr)
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "cluster: ") {
+				t.Errorf("line %q does not start with the source", l)
+			}
+		}
+	})
+
+	t.Run("progress on a terminal", func(t *testing.T) {
+		var out, errOut strings.Builder
+		code := Main(context.Background(), []string{"audit", "--kubeconfig", admin, "-A", "-o", "json"},
+			Streams{In: strings.NewReader(""), Out: &out, Err: &errOut, ErrIsTerminal: true})
+		if code != ExitDenied {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		wantSummary := fmt.Sprintf("audit: %d objects checked in ", s.total)
+		if !strings.Contains(errOut.String(), "\r\x1b[Kaudit: 0/") || !strings.Contains(errOut.String(), wantSummary) ||
+			!strings.Contains(errOut.String(), fmt.Sprintf("%d denied, 0 errors\n", len(s.bad))) {
+			t.Errorf("stderr lacks the progress line or the summary %q:\n%q", wantSummary, errOut.String())
+		}
+		if strings.Contains(out.String(), "audit:") {
+			t.Errorf("progress on standard output")
+		}
+		if r := run(t, "", "audit", "--kubeconfig", admin, "-A", "-o", "json"); r.stderr != "" {
+			t.Errorf("not a terminal: stderr should stay quiet, got %q", r.stderr)
+		}
+	})
+
+	t.Run("a user who may not list", func(t *testing.T) {
+		nobody := kubeconfig(t, env, "nobody")
+		r := run(t, "", "audit", "--kubeconfig", nobody, "-A")
+		if r.code != ExitError || !strings.Contains(r.stderr, `kriguard audit: listing meshtimeouts.kuma.io: meshtimeouts.kuma.io is forbidden: User "nobody" cannot list resource "meshtimeouts" in API group "kuma.io" at the cluster scope`) {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("an unreachable cluster", func(t *testing.T) {
+		closed := closedPort(t)
+		broken := writeFile(t, t.TempDir(), "kubeconfig", `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://`+closed+`", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`)
+		r := run(t, "", "audit", "--kubeconfig", broken, "-A")
+		if r.code != ExitError || !strings.Contains(r.stderr, "kriguard audit: discovering the API groups: ") || !strings.Contains(r.stderr, "connection refused") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if r.stdout != "" {
+			t.Errorf("stdout: %s", r.stdout)
+		}
+	})
+
+	t.Run("a missing kubeconfig", func(t *testing.T) {
+		r := run(t, "", "audit", "--kubeconfig", filepath.Join(t.TempDir(), "none"))
+		if r.code != ExitError || !strings.Contains(r.stderr, "kriguard audit: loading the kubeconfig: ") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+}
+
+// audit holds a page or two at a time, never the whole list: the live heap while auditing five
+// times as many objects is no larger, where holding them would add megabytes (each object
+// carries an 8 KiB annotation).
+func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
+	env := testenv.StartForTest(t, testenv.Options{})
+	s := seed(t, env, 2500, 8<<10)
+	few, all := s.namespaces[0], ""
+	maxLive := func(namespace string) (uint64, int) {
+		var peak uint64
+		n := 0
+		var ms runtime.MemStats
+		audit(t, env.Config, namespace, 50, func(Result) {
+			n++
+			if n%100 == 0 {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
+			}
+		})
+		return peak, n
+	}
+	maxLive(few) // warm up: clients, discovery caches
+	smallPeak, smallN := maxLive(few)
+	bigPeak, bigN := maxLive(all)
+	if bigN < 4*smallN {
+		t.Fatalf("audited %d and %d objects: the comparison needs a larger difference", smallN, bigN)
+	}
+	held := uint64(bigN-smallN) * 8 << 10 // what holding the extra objects would add, at least
+	growth := int64(bigPeak) - int64(smallPeak)
+	t.Logf("live heap: %d objects %.1f MiB, %d objects %.1f MiB (holding them would add %.1f MiB)",
+		smallN, float64(smallPeak)/(1<<20), bigN, float64(bigPeak)/(1<<20), float64(held)/(1<<20))
+	if growth > int64(held/4) {
+		t.Errorf("the live heap grew by %.1f MiB from %d to %d objects: audit holds objects beyond its pages",
+			float64(growth)/(1<<20), smallN, bigN)
+	}
+}
+
