@@ -307,4 +307,3 @@ func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
 			float64(growth)/(1<<20), smallN, bigN)
 	}
 }
-
