@@ -7,8 +7,14 @@ import (
 	"io"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/webhook"
 )
 
 // corpus builds n guarded objects as one multi-document YAML stream, the way helm template
@@ -124,4 +130,82 @@ func BenchmarkDecodeFloor(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "objects/s")
+}
+
+// BenchmarkAudit compares audit with a bare paginated LIST of the same objects, in the same run
+// over the same control plane: "list" is what a tool does with client-go's dynamic client (pages
+// into unstructured lists), "pages" the same requests as audit without judging anything, "audit"
+// the whole audit, results written as JSON.
+func BenchmarkAudit(b *testing.B) {
+	env := testenv.StartForTest(b, testenv.Options{})
+	const n = 5000
+	seed(b, env, n, 0)
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 50, 100
+	au := &auditor{rest: cfg, rules: webhook.DefaultConfig(), chunk: 500}
+	kinds, err := au.discover(b.Context(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	perSecond := func(b *testing.B, objects int) {
+		if objects != n*b.N {
+			b.Fatalf("%d objects per run, want %d", objects/b.N, n)
+		}
+		b.ReportMetric(float64(objects)/b.Elapsed().Seconds(), "objects/s")
+	}
+	b.Run("list", func(b *testing.B) {
+		dc, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		objects := 0
+		for b.Loop() {
+			for _, k := range kinds {
+				token := ""
+				for {
+					l, err := dc.Resource(k.gvr).List(b.Context(), metav1.ListOptions{Limit: 500, Continue: token})
+					if err != nil {
+						b.Fatal(err)
+					}
+					objects += len(l.Items)
+					if token = l.GetContinue(); token == "" {
+						break
+					}
+				}
+			}
+		}
+		perSecond(b, objects)
+	})
+	b.Run("pages", func(b *testing.B) {
+		client, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		objects := 0
+		for b.Loop() {
+			for _, k := range kinds {
+				err := au.listKind(b.Context(), client, k, func([]byte) error { objects++; return nil }, func() error { return nil })
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		perSecond(b, objects)
+	})
+	b.Run("audit", func(b *testing.B) {
+		b.ReportAllocs()
+		objects := 0
+		for b.Loop() {
+			w := &jsonWriter{w: bufio.NewWriter(io.Discard)}
+			var t tally
+			err := au.run(b.Context(), &t, w.write, func(err error) { b.Fatal(err) }, func() error { return nil })
+			if err != nil {
+				b.Fatal(err)
+			}
+			objects += t.objects
+		}
+		perSecond(b, objects)
+	})
 }
