@@ -1,23 +1,30 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/kriguard/kriguard/internal/manifest"
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/webhook"
 )
@@ -237,6 +244,39 @@ func TestAudit(t *testing.T) {
 		}
 	})
 
+	t.Run("the chart's audit ClusterRole is enough, and read-only", func(t *testing.T) {
+		applyChartAuditRBAC(t, env, "auditors")
+		auditor := kubeconfig(t, env, "carol", "auditors")
+		// The API server's RBAC authorizer learns of new roles from an informer: give it a moment.
+		r := run(t, "", "audit", "--kubeconfig", auditor, "-A", "-o", "json")
+		for deadline := time.Now().Add(10 * time.Second); r.code == ExitError && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			r = run(t, "", "audit", "--kubeconfig", auditor, "-A", "-o", "json")
+		}
+		if r.code != ExitDenied || r.stderr != "" {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if n := len(decodeResults(t, r.stdout)); n != s.total {
+			t.Errorf("%d results, want %d", n, s.total)
+		}
+		u, err := env.Environment.AddUser(envtest.User{Name: "carol2", Groups: []string{"auditors"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := client.New(u.Config(), client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := env.Kind(webhook.KumaGroup, "MeshTimeout")
+		obj := testenv.NewObject(k, s.namespaces[0], "written-by-an-auditor")
+		if err := cl.Create(context.Background(), obj); !apierrors.IsForbidden(err) {
+			t.Errorf("an auditor's create: %v, want forbidden", err)
+		}
+		if err := cl.Get(context.Background(), client.ObjectKey{Namespace: s.namespaces[0], Name: "obj-0"}, obj); !apierrors.IsForbidden(err) {
+			t.Errorf("an auditor's get: %v, want forbidden (list is all audit needs)", err)
+		}
+	})
+
 	t.Run("a user who may not list", func(t *testing.T) {
 		nobody := kubeconfig(t, env, "nobody")
 		r := run(t, "", "audit", "--kubeconfig", nobody, "-A")
@@ -305,5 +345,34 @@ func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
 	if growth > int64(held/4) {
 		t.Errorf("the live heap grew by %.1f MiB from %d to %d objects: audit holds objects beyond its pages",
 			float64(growth)/(1<<20), smallN, bigN)
+	}
+}
+
+// applyChartAuditRBAC renders the chart's audit ClusterRole, bound to group, with helm and creates
+// it in env.
+func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string) {
+	t.Helper()
+	out, err := exec.Command("helm", "template", "audit", "../../charts/kriguard",
+		"--show-only", "templates/audit-rbac.yaml",
+		"--set", "audit.clusterRole.create=true",
+		"--set", "audit.clusterRole.subjects[0].kind=Group",
+		"--set", "audit.clusterRole.subjects[0].name="+group).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	created := 0
+	err = manifest.Read("audit-rbac.yaml", bytes.NewReader(out), manifest.Options{}, func(d manifest.Document) error {
+		if d.Err != nil {
+			return d.Err
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(d.Object); err != nil {
+			return err
+		}
+		created++
+		return env.Client.Create(context.Background(), u)
+	})
+	if err != nil || created != 2 {
+		t.Fatalf("creating the chart's audit RBAC: %v (%d objects)", err, created)
 	}
 }
