@@ -14,6 +14,11 @@
 //	# expect: created as timeouts-c6zz4z2f8d7c9x6x
 //	# expect: rejected
 //
+// Then it shows the kriguard command (internal/cli, run in-process as cmd/kriguard runs it): `kriguard
+// check` on examples/, `kriguard audit` on the cluster after creating three MeshRetry objects with
+// broken names (the demo's webhook configuration only warns for MeshRetry), and `kriguard envoy` on a
+// Kuma-sidecar-shaped config dump it writes and serves like Envoy's admin /config_dump.
+//
 // The demo exits non-zero when an outcome differs. With -keep it leaves everything running, prints
 // the kubeconfig and a kubectl command to try, and waits for Ctrl-C.
 package main

@@ -80,6 +80,9 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if s.ConfigFile, err = writeDemoConfig(workDir); err != nil {
+		return fail(err)
+	}
 	if err := s.Prepare(ctx, env.Client); err != nil {
 		return fail(err)
 	}
@@ -151,6 +154,10 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 		say("%d of %d examples did not have the outcome they expect", unexpected, len(exs))
 	} else {
 		say("all %d examples had the outcome they expect", len(exs))
+	}
+	if err := showCommand(ctx, say, out, env, examplesDir, kubeconfig, s.ConfigFile, workDir); err != nil {
+		say("demo: %v", err)
+		unexpected++
 	}
 
 	if keep {
