@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,18 +156,4 @@ func TestCheckJSON(t *testing.T) {
 	if r := run(t, "", "check", "-o", "json", "-"); r.stdout != "[]\n" || r.code != ExitOK {
 		t.Errorf("no objects: got %q, exit %d; want an empty array", r.stdout, r.code)
 	}
-}
-
-func BenchmarkCheckCorpus(b *testing.B) {
-	corpus := corpus(b, 10000)
-	b.SetBytes(int64(len(corpus)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var out, errOut bytes.Buffer
-		code := Main(b.Context(), []string{"check", "-o", "json", "-"}, Streams{In: bytes.NewReader(corpus), Out: &out, Err: &errOut})
-		if code != ExitDenied {
-			b.Fatalf("exit %d: %s", code, errOut.String())
-		}
-	}
-	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "objects/s")
 }
