@@ -25,18 +25,23 @@ type Verdict struct {
 	Name string
 	// GenerateName and Namespace are the object's.
 	GenerateName, Namespace string
-	// KRI is the object's KRI; empty for kinds without one and when it cannot be built.
-	KRI string
+	// KRI is the object's KRI as Kuma computes it, valid or not (KRIValid says); empty for kinds
+	// without one.
+	KRI      string
+	KRIValid bool
 	// Causes lists every problem, each at the object field that holds the offending value. An
 	// allowed object has causes when its kind is enforced with warn or dryrun.
 	Causes field.ErrorList
+	// Warnings are values the webhook admits with a warning (a hand-typed Envoy name with ':', for
+	// instance), whatever the enforcement.
+	Warnings field.ErrorList
 }
 
 // ErrNotGuarded is returned by Judge for a kind the configuration does not guard.
 var ErrNotGuarded = errors.New("kind is not guarded")
 
 // Judge decides raw, one JSON object of kind gk, as the webhooks decide its CREATE by a requester
-// no override names: first the mutator's patch (so that a generateName object is judged under the
+// no override names (the kind's own enforcement applies): first the mutator's patch (so that a generateName object is judged under the
 // name it gets), then the validator's checks, over the same code the handlers run. Judge counts
 // no metric and logs nothing. It is what the kriguard command runs over manifests and clusters.
 func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
@@ -44,14 +49,15 @@ func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
 	if !ok {
 		return Verdict{}, fmt.Errorf("%s: %w", gk.String(), ErrNotGuarded)
 	}
-	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, !g.kri)
+	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, g.full)
 	if err != nil {
 		return Verdict{}, err
 	}
-	if ops := c.patch(g, obj, true); len(ops) > 0 {
+	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
+	if ops := c.patch(g, obj, true); len(ops) > 0 && g.enforcement != EnforcementDryRun {
 		if patched, ok := patchMetadata(obj, ops); ok {
 			obj = patched
-		} else if obj, err = applyPatch(raw, ops, gk, !g.kri); err != nil {
+		} else if obj, err = applyPatch(raw, ops, gk, g.full); err != nil {
 			return Verdict{}, err
 		}
 	}
@@ -64,18 +70,21 @@ func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
 		}
 		cp := *obj
 		cp.name = n + "xxxxx"
-		kri, valid, errs := c.check(g, &cp)
-		return verdict(g, obj, "", kri.String(), valid, errs), nil
+		kri, valid, errs, notes := c.check(g, &cp)
+		return verdict(g, obj, "", kri.String(), valid, errs, notes), nil
 	}
-	kri, valid, errs := c.check(g, obj)
-	return verdict(g, obj, obj.name, kri.String(), valid, errs), nil
+	kri, valid, errs, notes := c.check(g, obj)
+	return verdict(g, obj, obj.name, kri.String(), valid, errs, notes), nil
 }
 
-func verdict(g *guard, obj *admitted, name, kri string, valid bool, errs field.ErrorList) Verdict {
+func verdict(g *guard, obj *admitted, name, kri string, valid bool, errs, notes field.ErrorList) Verdict {
 	v := Verdict{Enforcement: g.enforcement, Name: name, GenerateName: obj.generateName,
 		Namespace: obj.namespace, Causes: boundValues(errs)}
-	if g.kri && valid {
-		v.KRI = kri
+	if g.enforcement != EnforcementDryRun {
+		v.Warnings = boundValues(notes) // dry-run kinds give no warnings
+	}
+	if g.kri {
+		v.KRI, v.KRIValid = kri, valid
 	}
 	v.Allowed = len(v.Causes) == 0 || g.enforcement != EnforcementDeny
 	return v

@@ -352,11 +352,22 @@ func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
 // it in env.
 func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string) {
 	t.Helper()
-	out, err := exec.Command("helm", "template", "audit", "../../charts/kriguard",
+	// The pinned helm that hack/tools.sh links into bin/; another major version renders otherwise.
+	helm, err := filepath.Abs("../../bin/helm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(helm); err != nil {
+		t.Fatalf("helm is missing (%v): run ./hack/tools.sh install (or make test) to build the pinned helm", err)
+	}
+	cmd := exec.Command(helm, "template", "audit", "../../charts/kriguard",
 		"--show-only", "templates/audit-rbac.yaml",
 		"--set", "audit.clusterRole.create=true",
 		"--set", "audit.clusterRole.subjects[0].kind=Group",
-		"--set", "audit.clusterRole.subjects[0].name="+group).CombinedOutput()
+		"--set", "audit.clusterRole.subjects[0].name="+group)
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+home, "HELM_CACHE_HOME="+home, "HELM_DATA_HOME="+home)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kriguard/kriguard/internal/manifest"
+	"github.com/kriguard/kriguard/webhook"
 )
 
 func checkCommand() *command {
@@ -49,7 +50,7 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	}
 	w := a.resultWriter()
 	var t tally
-	err := a.judgeManifests(ctx, args, &t, func(r Result) error { return w.write(r) })
+	err := a.judgeManifests(ctx, args, &t, func(r Result, _ webhook.Verdict) error { return w.write(r) })
 	if err == nil {
 		err = w.close()
 	}
@@ -62,7 +63,7 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 // judgeManifests judges every guarded object of paths and hands each result to emit; documents
 // that cannot be read or judged are reported on standard error and counted. It returns emit's
 // error, or the context's.
-func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result) error) error {
+func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result, webhook.Verdict) error) error {
 	o := manifest.Options{MaxDocumentBytes: a.maxDocBytes, Stdin: a.streams.In}
 	return manifest.Walk(paths, o, func(d manifest.Document) error {
 		if err := ctx.Err(); err != nil {
@@ -87,7 +88,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if !v.Allowed {
 			t.denied++
 		}
-		return emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v))
+		return emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v), v)
 	})
 }
 

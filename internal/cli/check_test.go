@@ -146,7 +146,7 @@ func TestCheckJSON(t *testing.T) {
 	got := fmt.Sprintf("%+v", decodeResults(t, r.stdout))
 	want := fmt.Sprintf("%+v", []Result{
 		{Source: "-", Line: 6, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTimeout", Namespace: "kuma-demo",
-			Name: "timeouts-zz6958f298wf85fw", KRI: "kri_mt_default_east_kuma-demo_timeouts_", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
+			Name: "timeouts-2897w457x2z72z7c", KRI: "kri_mt_default_east__timeouts_", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
 		{Source: "-", Line: 14, APIVersion: "configuration.konghq.com/v1alpha1", Kind: "KongRoute", Namespace: "kong",
 			Name: "route-*", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
+	"github.com/kriguard/kriguard/webhook"
 )
 
 func kriCommand() *command {
@@ -156,34 +157,53 @@ output is "file:line: Kind namespace/name: KRI".`,
 	}
 }
 
+// kriOf is an object's KRI as kri of -o json prints it.
+type kriOf struct {
+	Source     string `json:"source"`
+	Line       int    `json:"line"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	// KRI is the KRI Kuma computes for the object, valid or not.
+	KRI   string `json:"kri"`
+	Valid bool   `json:"valid"`
+	// Problems are those of the KRI: the object's other problems (spec, status) are check's.
+	Problems []Cause `json:"problems"`
+}
+
 func runKRIOf(a *app, ctx context.Context, args []string) int {
+	const path = "kriguard kri of"
 	if len(args) == 0 {
-		return a.fail("kriguard kri of", usagef("no PATH given (use - for standard input)"))
+		return a.fail(path, usagef("no PATH given (use - for standard input)"))
 	}
 	if err := a.loadConfig(); err != nil {
-		return a.fail("kriguard kri of", err)
+		return a.fail(path, err)
 	}
-	var t, noKRI tally
+	var t, invalid tally
 	jw := &jsonWriter{w: a.out}
-	err := a.judgeManifests(ctx, args, &t, func(r Result) error {
-		if _, ok := a.cfg.Registry().ByKind(r.Kind); !ok {
+	err := a.judgeManifests(ctx, args, &t, func(r Result, v webhook.Verdict) error {
+		if v.KRI == "" {
 			return nil // a Kong kind: no KRI
 		}
-		// Only the problems of the KRI itself: those of metadata.
-		r.Causes = slices.DeleteFunc(r.Causes, func(c Cause) bool { return !strings.HasPrefix(c.Field, "metadata.") })
-		if r.KRI == "" {
-			noKRI.denied++
+		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace,
+			Name: r.Name, KRI: v.KRI, Valid: v.KRIValid, Problems: []Cause{}}
+		if !v.KRIValid {
+			invalid.denied++
+			k.Problems = slices.DeleteFunc(r.Causes, func(c Cause) bool {
+				return strings.HasPrefix(c.Field, "spec.") || strings.HasPrefix(c.Field, "status.")
+			})
 		}
 		if a.output == "json" {
-			return jw.write(r)
+			return jw.element(k)
 		}
-		ref := objectRef(r.Kind, r.Namespace, r.Name)
-		if r.KRI != "" {
-			_, err := fmt.Fprintf(a.out, "%s: %s: %s\n", location(r.Source, r.Line), ref, r.KRI)
+		where := location(k.Source, k.Line) + ": " + objectRef(k.Kind, k.Namespace, k.Name) + ": " + k.KRI
+		if k.Valid {
+			_, err := fmt.Fprintln(a.out, where)
 			return err
 		}
-		for _, c := range r.Causes {
-			if _, err := fmt.Fprintf(a.out, "%s: %s: no valid KRI: %s: %s\n", location(r.Source, r.Line), ref, c.Field, c.Message); err != nil {
+		for _, c := range k.Problems {
+			if _, err := fmt.Fprintf(a.out, "%s: not a valid KRI: %s: %s\n", where, c.Field, c.Message); err != nil {
 				return err
 			}
 		}
@@ -193,11 +213,11 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 		err = jw.close()
 	}
 	if err != nil {
-		return a.fail("kriguard kri of", fmt.Errorf("writing output: %w", err))
+		return a.fail(path, fmt.Errorf("writing output: %w", err))
 	}
 	// Here 1 means "an object has no valid KRI", whatever the enforcement.
-	noKRI.errors = t.errors
-	return noKRI.exitCode()
+	invalid.errors = t.errors
+	return invalid.exitCode()
 }
 
 func kriNameCommand() *command {

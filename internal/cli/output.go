@@ -32,6 +32,8 @@ type Result struct {
 	Allowed     bool    `json:"allowed"`
 	Enforcement string  `json:"enforcement"`
 	Causes      []Cause `json:"causes"`
+	// Warnings are what the webhook admits with a warning; left out when there are none.
+	Warnings []Cause `json:"warnings,omitempty"`
 }
 
 // Cause is one problem, at the object field that holds the offending value.
@@ -45,8 +47,20 @@ func newResult(source string, line int, apiVersion, kind string, v webhook.Verdi
 	if name == "" && v.GenerateName != "" {
 		name = v.GenerateName + "*"
 	}
+	kri := ""
+	if v.KRIValid {
+		kri = v.KRI
+	}
 	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: v.Namespace,
-		Name: name, KRI: v.KRI, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes)}
+		Name: name, KRI: kri, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes),
+		Warnings: warnings(v.Warnings)}
+}
+
+func warnings(errs field.ErrorList) []Cause {
+	if len(errs) == 0 {
+		return nil
+	}
+	return causes(errs)
 }
 
 func causes(errs field.ErrorList) []Cause {
@@ -87,21 +101,32 @@ func (a *app) resultWriter() resultWriter {
 }
 
 // textWriter prints one line per problem: `file:line: Kind ns/name: field: message`. The
-// problems of objects their enforcement allows end in "(allowed: warn)" or "(allowed: dryrun)".
+// problems of objects their enforcement allows end in "(allowed: warn)" or "(allowed: dryrun)",
+// warnings in "(warning)".
 type textWriter struct{ w *bufio.Writer }
 
 func (t *textWriter) write(r Result) error {
+	suffix := ""
+	if r.Allowed {
+		suffix = " (allowed: " + r.Enforcement + ")"
+	}
 	for _, c := range r.Causes {
-		suffix := ""
-		if r.Allowed {
-			suffix = " (allowed: " + r.Enforcement + ")"
+		if err := t.line(r, c, suffix); err != nil {
+			return err
 		}
-		if _, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", location(r.Source, r.Line),
-			objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix); err != nil {
+	}
+	for _, c := range r.Warnings {
+		if err := t.line(r, c, " (warning)"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func (t *textWriter) line(r Result, c Cause, suffix string) error {
+	_, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", location(r.Source, r.Line),
+		objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix)
+	return err
 }
 
 func (t *textWriter) close() error { return nil }
