@@ -143,10 +143,10 @@ func kriOfCommand() *command {
 		name:  "of",
 		use:   "kriguard kri of PATH... [flags]",
 		short: "print the KRI of each Kuma object in manifests",
-		long: `of reads manifests as check does and prints the KRI of each guarded Kuma object, exactly as Kuma
-computes it for the object as stored (after the webhook's mutation: a generateName object has
-its deterministic name), or the problems that keep it from having one (then it exits 1). Text
-output is "file:line: Kind namespace/name: KRI".`,
+		long: `of reads manifests as check does and prints the KRI of each guarded Kuma object exactly as
+Kuma computes it for the object as stored (after the webhook's mutation: a generateName object
+has its deterministic name) and, when that KRI is not a valid one, every problem (then it exits
+1). Text output is "file:line: Kind namespace/name: KRI".`,
 		example: `  kriguard kri of examples/
   kubectl get meshtimeouts -A -o yaml | kriguard kri of -`,
 		flags: func(a *app, fs *pflag.FlagSet) {
