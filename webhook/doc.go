@@ -63,4 +63,8 @@
 // full decode; the partial one only saves its cost. The kinds whose checks read ports, patches or
 // Kong references (MeshService, MeshExternalService, MeshMultiZoneService, MeshProxyPatch, the Kong
 // kinds) always have spec decoded.
+//
+// Config.Judge decides one object outside of a request, as the two handlers decide its CREATE by a
+// requester no override names, over the same code; the kriguard command (docs/cli.md) runs it over
+// manifests and the objects of a cluster.
 package webhook
