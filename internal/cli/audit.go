@@ -84,7 +84,12 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		}
 		_ = a.out.Flush()
 		fmt.Fprintf(a.errOut, "%s: %v\n", path, err)
-	}, func() error { return a.out.Flush() })
+	}, func() error {
+		if p != nil && a.out.Buffered() > 0 {
+			p.clear() // results and progress may share a terminal: results first, the line after them
+		}
+		return a.out.Flush()
+	})
 	if p != nil {
 		p.done(t)
 	}
@@ -168,10 +173,13 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			}
 			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v))
 		}, func() error {
+			if err := flush(); err != nil {
+				return err
+			}
 			if au.progress != nil {
 				au.progress(i, len(kinds), t.objects)
 			}
-			return flush()
+			return nil
 		})
 		var we writeError
 		switch {
