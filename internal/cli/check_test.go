@@ -80,6 +80,22 @@ func TestCheck(t *testing.T) {
   {"apiVersion": "kuma.io/v1alpha1", "kind": "MeshRetry", "metadata": {"name": "B", "namespace": "ns"}}
 ]}`)
 	labels := writeFile(t, dir, "labels.yaml", "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: x\n  labels:\n    kuma.io/mesh: [a]\n")
+	patch := writeFile(t, dir, "patch.yaml", `apiVersion: kuma.io/v1alpha1
+kind: MeshProxyPatch
+metadata:
+  name: patch
+  namespace: kuma-system
+spec:
+  targetRef:
+    kind: Mesh
+  default:
+    appendModifications:
+      - listener:
+          operation: Patch
+          match:
+            name: inbound:10.42.0.9:8080
+          value: "{}"
+`)
 	_ = os.Chmod(writeFile(t, dir, "locked/secret.yaml", good), 0)
 	locked := filepath.Join(dir, "locked", "secret.yaml")
 
@@ -110,6 +126,8 @@ func TestCheck(t *testing.T) {
 			stderr: filepath.Join(dir, "nope.yaml") + ": error: reading: no such file or directory\n"},
 		{name: "a JSON List", args: []string{list}, code: ExitDenied,
 			stdout: list + `:3: MeshRetry ns/B: metadata.name: Invalid value: "B": must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')` + "\n"},
+		{name: "what the webhook admits with a warning", args: []string{patch}, code: ExitOK,
+			stdout: patch + `:1: MeshProxyPatch kuma-system/patch: spec.default.appendModifications[0].listener.match.name: Invalid value: "inbound:10.42.0.9:8080": contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there) (warning)` + "\n"},
 		{name: "an object the webhook cannot decode", args: []string{labels}, code: ExitError,
 			stderr: labels + ":1: MeshTimeout: error: decoding object: metadata.labels: .metadata.labels accessor error: contains non-string value in the map under key \"kuma.io/mesh\": [a] is of the type []interface {}, expected string\n"},
 	}
