@@ -352,27 +352,12 @@ func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
 // it in env.
 func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string) {
 	t.Helper()
-	// The pinned helm that hack/tools.sh links into bin/; another major version renders otherwise.
-	helm, err := filepath.Abs("../../bin/helm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(helm); err != nil {
-		t.Fatalf("helm is missing (%v): run ./hack/tools.sh install (or make test) to build the pinned helm", err)
-	}
-	cmd := exec.Command(helm, "template", "audit", "../../charts/kriguard",
-		"--show-only", "templates/audit-rbac.yaml",
+	out := helmTemplate(t, "--show-only", "templates/audit-rbac.yaml",
 		"--set", "audit.clusterRole.create=true",
 		"--set", "audit.clusterRole.subjects[0].kind=Group",
 		"--set", "audit.clusterRole.subjects[0].name="+group)
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+home, "HELM_CACHE_HOME="+home, "HELM_DATA_HOME="+home)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helm template: %v\n%s", err, out)
-	}
 	created := 0
-	err = manifest.Read("audit-rbac.yaml", bytes.NewReader(out), manifest.Options{}, func(d manifest.Document) error {
+	err := manifest.Read("audit-rbac.yaml", bytes.NewReader(out), manifest.Options{}, func(d manifest.Document) error {
 		if d.Err != nil {
 			return d.Err
 		}
@@ -386,4 +371,27 @@ func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string) {
 	if err != nil || created != 2 {
 		t.Fatalf("creating the chart's audit RBAC: %v (%d objects)", err, created)
 	}
+}
+
+// helmTemplate renders the chart with the pinned helm that hack/tools.sh links into bin/ (another
+// major version renders otherwise), with private helm folders.
+func helmTemplate(t *testing.T, args ...string) []byte {
+	t.Helper()
+	helm, err := filepath.Abs("../../bin/helm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(helm); err != nil {
+		t.Fatalf("helm is missing (%v): run ./hack/tools.sh install (or make test) to build the pinned helm", err)
+	}
+	cmd := exec.Command(helm, append([]string{"template", "kriguard", "../../charts/kriguard"}, args...)...)
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+home, "HELM_CACHE_HOME="+home, "HELM_DATA_HOME="+home)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	return out
 }

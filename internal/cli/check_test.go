@@ -175,3 +175,18 @@ func TestCheckJSON(t *testing.T) {
 		t.Errorf("no objects: got %q, exit %d; want an empty array", r.stdout, r.code)
 	}
 }
+
+// What helm template prints reads without an error: the chart's own output ("# Source:"
+// comments, documents of every shape) holds no guarded object, and one appended to it is judged.
+func TestCheckHelmTemplate(t *testing.T) {
+	out := string(helmTemplate(t, "--set", "audit.clusterRole.create=true"))
+	if r := run(t, out, "check", "-"); r.code != ExitOK || r.stdout != "" || r.stderr != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Count(out, "\n")
+	bad := "---\n# Source: app/templates/timeout.yaml\napiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: T\n"
+	r := run(t, out+bad, "check", "-")
+	if want := fmt.Sprintf("-:%d: MeshTimeout T: metadata.name: ", lines+3); r.code != ExitDenied || !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("exit %d, stdout %q; want exit 1 and a line starting %q", r.code, r.stdout, want)
+	}
+}
