@@ -43,6 +43,7 @@ func TestParse(t *testing.T) {
 		{l1 + "filter_chains[0].filters[0].typed_config.weighted_clusters.clusters[0].name", "cluster reference", "kri_msvc_default__kuma-demo_db_tcp", ""},
 		{l1 + "filter_chains[0].filters[0].typed_config.weighted_clusters.clusters[1].name", "cluster reference", "db:5432", "colon,legacy"},
 		{c + "static_clusters[0].cluster.name", "cluster", "ads_cluster", "legacy"},
+		{c + "static_clusters[1].cluster.name", "cluster", "_kuma_dynamic_config", ""},
 		{c + "dynamic_active_clusters[0].cluster.name", "cluster", "kri_msvc_default__kuma-demo_backend_http", ""},
 		{c + "dynamic_active_clusters[0].cluster.alt_stat_name", "alt_stat_name", "backend:http", "colon,legacy"},
 		{c + "dynamic_active_clusters[0].cluster.eds_cluster_config.service_name", "cluster load assignment reference", "kri_msvc_default__kuma-demo_backend_http", ""},

@@ -106,7 +106,10 @@ func KumaSidecar(eds bool) []byte {
 	}
 	ads := &clusterv3.Cluster{Name: names["adsCluster"]}
 	clusters := &adminv3.ClustersConfigDump{
-		StaticClusters:        []*adminv3.ClustersConfigDump_StaticCluster{{Cluster: mustAny(ads)}},
+		StaticClusters: []*adminv3.ClustersConfigDump_StaticCluster{
+			{Cluster: mustAny(ads)},
+			{Cluster: mustAny(&clusterv3.Cluster{Name: names["internalCluster"]})},
+		},
 		DynamicActiveClusters: []*adminv3.ClustersConfigDump_DynamicCluster{{Cluster: mustAny(backend)}},
 	}
 	rc := &routev3.RouteConfiguration{
