@@ -309,6 +309,44 @@ current-context: c
 			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 		}
 	})
+
+	// Last: it adds objects of its own.
+	t.Run("the command, golden output", func(t *testing.T) {
+		const ns = "audit-golden"
+		if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range []struct {
+			kind, name string
+			labels     map[string]string
+		}{
+			{"MeshTimeout", "timeouts", map[string]string{"kuma.io/zone": "east", "k8s.kuma.io/namespace": "kuma-demo"}},
+			{"MeshTimeout", "timeouts-eu", map[string]string{"kuma.io/zone": "EU_West"}},
+			{"MeshRetry", "retries", nil},
+			{"MeshRetry", "retries-2", map[string]string{"kuma.io/mesh": ""}},
+			{"KongPlugin", "rate-limit", nil},
+		} {
+			k, _ := env.Kind(webhook.KumaGroup, o.kind)
+			if i == 4 {
+				k, _ = env.Kind(webhook.KongGroup, o.kind)
+			}
+			obj := testenv.NewObject(k, ns, o.name)
+			obj.SetLabels(o.labels)
+			if o.name == "retries-2" {
+				obj.SetAnnotations(map[string]string{"kuma.io/display-name": "Retries_2"})
+			}
+			if err := env.Client.Create(context.Background(), obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, format := range []string{"text", "json"} {
+			r := run(t, "", "audit", "--kubeconfig", admin, "-n", ns, "--chunk-size", "1", "-o", format)
+			if r.code != ExitDenied || r.stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+			golden(t, "audit-namespace."+format, r.stdout)
+		}
+	})
 }
 
 // audit holds a page or two at a time, never the whole list: the live heap while auditing five
