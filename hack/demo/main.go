@@ -164,6 +164,7 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 		say("")
 		say("the control plane and the webhook keep running; try:")
 		say("  %s --kubeconfig %s get meshtimeouts -A", k.path, kubeconfig)
+		say("  go run ./cmd/kriguard audit --kubeconfig %s -A", kubeconfig)
 		say(`  %s --kubeconfig %s get meshtimeouts -A -o custom-columns=NAME:.metadata.name,KRI:.metadata.annotations.kriguard\.io/kri`, k.path, kubeconfig)
 		for _, ex := range exs {
 			if ex.generateName != "" && ex.expect.created {
