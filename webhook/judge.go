@@ -49,7 +49,7 @@ func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
 	if !ok {
 		return Verdict{}, fmt.Errorf("%s: %w", gk.String(), ErrNotGuarded)
 	}
-	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, g.full)
+	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, g.wholeSpec)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -57,7 +57,7 @@ func (c *Config) Judge(gk schema.GroupKind, raw []byte) (Verdict, error) {
 	if ops := c.patch(g, obj, true); len(ops) > 0 && g.enforcement != EnforcementDryRun {
 		if patched, ok := patchMetadata(obj, ops); ok {
 			obj = patched
-		} else if obj, err = applyPatch(raw, ops, gk, g.full); err != nil {
+		} else if obj, err = applyPatch(raw, ops, gk, g.wholeSpec); err != nil {
 			return Verdict{}, err
 		}
 	}
@@ -108,14 +108,11 @@ func applyPatch(raw []byte, ops any, gk schema.GroupKind, full bool) (*admitted,
 	return decodeObject(runtime.RawExtension{Raw: patched}, "patched object", gk, full)
 }
 
-// patchMetadata applies ops to a copy of obj when obj was read by the fast decoder and every
-// operation adds its name, a label or an annotation, or the whole label or annotation map: what
-// the mutator writes. It reports false for anything else, which applyPatch then applies to the
-// bytes; the result is the same, without encoding, patching and decoding the object again.
+// patchMetadata applies ops to a copy of obj when every operation adds its name, a label or an
+// annotation, or the whole label or annotation map: what the mutator writes. It reports false for
+// anything else, which applyPatch then applies to the bytes; the result is the same, without
+// encoding, patching and decoding the object again.
 func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
-	if obj.full != nil {
-		return nil, false
-	}
 	cp := *obj
 	clonedLabels, clonedAnnotations := false, false
 	for _, op := range ops {
