@@ -130,12 +130,13 @@ func FuzzFieldRegexp(f *testing.F) {
 	for _, s := range []string{"", "a", "a-b", "A", "a.b", "-"} {
 		f.Add(s)
 	}
-	res := make([]*regexp.Regexp, len(naming.Fields()))
-	for i, fl := range naming.Fields() {
+	fields := naming.Fields()
+	res := make([]*regexp.Regexp, len(fields))
+	for i, fl := range fields {
 		res[i] = regexp.MustCompile(fieldRegexp(fl))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for i, fl := range naming.Fields() {
+		for i, fl := range fields {
 			if got, want := len(s) <= fl.MaxLen() && res[i].MatchString(s), fl.Valid(s); got != want {
 				t.Errorf("%s: %q: CEL rule says %t, naming says %t", fl, s, got, want)
 			}
