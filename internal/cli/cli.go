@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kriguard/kriguard/admissionpolicy"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -74,6 +75,9 @@ type app struct {
 
 	// check, kri of
 	maxDocBytes int
+
+	// policy
+	policy admissionpolicy.Options
 }
 
 // command is one subcommand.
@@ -97,7 +101,8 @@ func commands() *command {
 		use:   "kriguard COMMAND [flags]",
 		short: "keep Kuma and Kong resource names well-formed, before admission, in a cluster and on a live Envoy",
 		long: `kriguard applies the rules of the kriguard admission webhook outside of admission: to manifests
-(check), to the objects already in a cluster (audit) and to the names an Envoy received (envoy).
+(check), to the objects already in a cluster (audit) and to the names an Envoy received (envoy), and
+prints them as ValidatingAdmissionPolicies for clusters without the webhook (policy).
 The same rules and the same configuration file as the webhook, over the same code.
 
 Exit status: 0 nothing denied, 1 at least one object or name denied, 2 usage or input error.`,
@@ -105,8 +110,9 @@ Exit status: 0 nothing denied, 1 at least one object or name denied, 2 usage or 
   helm template charts/app | kriguard check -
   kriguard audit -A -o json
   kriguard envoy http://127.0.0.1:9901/config_dump?include_eds
-  kriguard kri explain kri_mt_default__kuma-demo_timeouts_`,
-		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand()},
+  kriguard kri explain kri_mt_default__kuma-demo_timeouts_
+  kriguard policy --config kriguard.yaml > policies.yaml`,
+		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand(), policyCommand()},
 	}
 }
 
@@ -150,7 +156,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.printHelp(a.errOut, cmd, path, fs)
 		return ExitError
 	}
-	if a.output != "text" && a.output != "json" {
+	if fs.Lookup("output") != nil && a.output != "text" && a.output != "json" {
 		return a.usageFail(path, usagef(`--output must be "text" or "json", not %q`, a.output))
 	}
 	return cmd.run(a, ctx, fs.Args())

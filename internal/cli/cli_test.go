@@ -97,6 +97,9 @@ func TestHelpAndVersion(t *testing.T) {
 		{name: "audit with -n and -A", args: []string{"audit", "-n", "a", "-A"}, code: ExitError, stderr: []string{"exclude each other"}, noStdout: true},
 		{name: "envoy with two sources", args: []string{"envoy", "a", "b"}, code: ExitError, stderr: []string{"want one FILE, URL or -, got 2 arguments"}, noStdout: true},
 		{name: "a bad configuration file", args: []string{"check", "--config", "testdata/bad-config.yaml", "x"}, code: ExitError, stderr: []string{`kinds[0].enforcement: Unsupported value: "block"`}, noStdout: true},
+		{name: "policy help", args: []string{"policy", "--help"}, stdout: []string{"kriguard policy [flags]", "--exclude-namespace", "--opt-out-label", "Examples:"}},
+		{name: "policy with an argument", args: []string{"policy", "x"}, code: ExitError, stderr: []string{`unexpected argument "x"`}, noStdout: true},
+		{name: "policy with a bad configuration file", args: []string{"policy", "--config", "testdata/bad-config.yaml"}, code: ExitError, stderr: []string{`kinds[0].enforcement: Unsupported value: "block"`}, noStdout: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
