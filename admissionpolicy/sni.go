@@ -3,28 +3,20 @@ package admissionpolicy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // The SNIs Kuma builds from the KRI of a MeshService, MeshMultiZoneService or MeshExternalService
 // port (docs/kri.md, "SNI budget"): sni.<type>.<mesh>[.<zone>[.<namespace>]].<name>.<section>.
 // Kuma wants mesh, name and section not empty, every part a DNS-1123 label and the whole at most
 // 253 characters; the webhook denies a port whose SNI breaks that, and so does the policy.
+// Where each kind keeps its ports, which value names a port's section and the length limit are
+// naming's (naming.SNIPortsOf, naming.SNIMaxLen), as for the webhook.
 const (
-	sniMaxLen  = 253
+	sniMaxLen  = naming.SNIMaxLen
 	dns1123Max = 63
 )
-
-// sniPorts says where each kind keeps its ports and which value names a port's section: the
-// port's name when it has one (MeshService takes an empty one too), else its number.
-var sniPorts = map[string]struct {
-	list       []string // the list of ports, or nil
-	single     []string // the one port's number, for MeshExternalService
-	emptyNamed bool     // an empty name is the section
-}{
-	"MeshService":          {list: []string{"spec", "ports"}, emptyNamed: true},
-	"MeshMultiZoneService": {list: []string{"spec", "ports"}},
-	"MeshExternalService":  {single: []string{"spec", "match", "port"}},
-}
 
 func dnsLabel(v string) string {
 	return fmt.Sprintf("(size(%s) <= %d && %s.matches(%s))", v, dns1123Max, v, lit("^"+dns1123Label+"$"))
@@ -32,7 +24,7 @@ func dnsLabel(v string) string {
 
 // sniCheck returns the check of a kind's port SNIs, and false for kinds Kuma names no SNI after.
 func sniCheck(kind, short string) (check, bool) {
-	ports, ok := sniPorts[kind]
+	ports, ok := naming.SNIPortsOf(kind)
 	if !ok {
 		return check{}, false
 	}
@@ -46,28 +38,28 @@ func sniCheck(kind, short string) (check, bool) {
 		fmt.Sprintf("(%s == '' || %s == '' || %s)", zone, ns, dnsLabel(ns)),
 	}, " && ")
 	named := "variables.kriMesh != '' && variables.kriName != ''" // else the KRI check reports it
-	if ports.single != nil {
-		port := "string(" + access("object", ports.single) + ")"
+	if ports.Single != nil {
+		port := "string(" + access("object", ports.Single) + ")"
 		return check{
-			ok: fmt.Sprintf("!(%s) || !(%s) || (%s && size(%s + '.' + %s) <= %d)", present("object", ports.single), named, object, prefix, port, sniMaxLen),
+			ok: fmt.Sprintf("!(%s) || !(%s) || (%s && size(%s + '.' + %s) <= %d)", present("object", ports.Single), named, object, prefix, port, sniMaxLen),
 			message: fmt.Sprintf("'%s: Invalid value: \"' + %s + '.' + %s + '\": the port\\'s SNI must be at most %d characters of DNS-1123 labels'",
-				Path(ports.single[:len(ports.single)-1]), prefix, port, sniMaxLen),
-			old:  sniUnchanged(ports.single),
+				Path(ports.Single[:len(ports.Single)-1]), prefix, port, sniMaxLen),
+			old:  sniUnchanged(ports.Single),
 			list: true,
 		}, true
 	}
 	hasName := "has(p.name)"
-	if !ports.emptyNamed {
+	if !ports.EmptyNameIsSection {
 		hasName = "(has(p.name) && p.name != '')"
 	}
 	section := fmt.Sprintf("(%s ? p.name : string(p.port))", hasName)
-	l := access("object", ports.list)
+	l := access("object", ports.List)
 	return check{
 		ok: fmt.Sprintf("!(%s) || (%s.all(p, !(has(p.name) || has(p.port)) || %s != '') && (!(%s) || size(%s) == 0 || (%s && %s.all(p, !(has(p.name) || has(p.port)) || (%s && size(%s + '.' + %s) <= %d)))))",
-			present("object", ports.list), l, section, named, l, object, l, dnsLabel(section), prefix, section, sniMaxLen),
+			present("object", ports.List), l, section, named, l, object, l, dnsLabel(section), prefix, section, sniMaxLen),
 		message: fmt.Sprintf("'%s[*]: Invalid value: every port needs a section and an SNI ' + %s + '.<section> of at most %d characters of DNS-1123 labels'",
-			Path(ports.list), prefix, sniMaxLen),
-		old:  sniUnchanged(ports.list),
+			Path(ports.List), prefix, sniMaxLen),
+		old:  sniUnchanged(ports.List),
 		list: true,
 	}, true
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -19,10 +20,11 @@ var (
 	originKRIPath        = field.NewPath("status", "origin", "kri")
 )
 
-// wholeSpecKinds are the Kuma kinds whose checks read more of spec than target references: the
-// ports of the kinds Kuma names SNIs after, and MeshProxyPatch's hand-typed names.
-var wholeSpecKinds = map[string]bool{
-	"MeshService": true, "MeshMultiZoneService": true, "MeshExternalService": true, "MeshProxyPatch": true,
+// readsWholeSpec reports whether the checks of a Kuma kind read more of spec than target references:
+// the ports of the kinds Kuma names SNIs after, and MeshProxyPatch's hand-typed names.
+func readsWholeSpec(kind string) bool {
+	_, sni := naming.SNIPortsOf(kind)
+	return sni || kind == "MeshProxyPatch"
 }
 
 // check lists every naming problem of obj, a guarded object, each at the object field that holds
@@ -190,9 +192,6 @@ func refErrors(ref map[string]any, p *field.Path, errs field.ErrorList, left *in
 	return errs
 }
 
-// sniMaxLen is the DNS host-name limit Kuma holds an SNI to.
-const sniMaxLen = 253
-
 // sniErrors checks the SNI Kuma builds for each port of a MeshService, MeshMultiZoneService or
 // MeshExternalService from its KRI with the port as section (docs/kri.md, "SNI budget"):
 //
@@ -208,26 +207,31 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 		path    *field.Path // of the port
 		at      *field.Path // of the value the section comes from
 	}
+	where, ok := naming.SNIPortsOf(kind)
+	if !ok {
+		return errs
+	}
+	// Every SNI port is under spec, the part of the object that was decoded.
 	var ports []port
-	switch kind {
-	case "MeshExternalService":
-		match, _ := mapAt(obj.specMap(), "match")
-		if n, ok := portNumber(match["port"]); ok {
-			p := specPath.Child("match")
-			ports = append(ports, port{n, p, p.Child("port")})
+	if where.Single != nil {
+		parent, last := where.Single[:len(where.Single)-1], where.Single[len(where.Single)-1]
+		v, _, _ := unstructured.NestedFieldNoCopy(obj.specMap(), parent[1:]...)
+		holder, _ := v.(map[string]any)
+		if n, ok := portNumber(holder[last]); ok {
+			p := field.NewPath(parent[0], parent[1:]...)
+			ports = append(ports, port{n, p, p.Child(last)})
 		}
-	default:
-		list, _ := obj.specMap()["ports"].([]any)
+	} else {
+		v, _, _ := unstructured.NestedFieldNoCopy(obj.specMap(), where.List[1:]...)
+		list, _ := v.([]any)
 		for i, item := range list {
 			m, ok := item.(map[string]any)
 			if !ok {
 				continue
 			}
-			p := specPath.Child("ports").Index(i)
+			p := field.NewPath(where.List[0], where.List[1:]...).Index(i)
 			name, hasName := m["name"].(string)
-			// MeshService takes a name that is set, even empty; MeshMultiZoneService a non-empty
-			// one. Otherwise the section is the port number.
-			if hasName && (name != "" || kind == "MeshService") {
+			if hasName && (name != "" || where.EmptyNameIsSection) {
 				ports = append(ports, port{name, p, p.Child("name")})
 			} else if n, ok := portNumber(m["port"]); ok {
 				ports = append(ports, port{n, p, p.Child("port")})
@@ -247,16 +251,13 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 			reported    bool
 		}
 		parts := []part{{"mesh", kri.Mesh, !naming.FieldMesh.Valid(kri.Mesh)}, {"name", kri.Name, !naming.FieldName.Valid(kri.Name)}}
-		segs := []string{"sni", kri.Type, kri.Mesh}
 		if kri.Zone != "" {
 			parts = append(parts, part{"zone", kri.Zone, !naming.FieldZone.Valid(kri.Zone)})
-			segs = append(segs, kri.Zone)
 			if kri.Namespace != "" {
 				parts = append(parts, part{"namespace", kri.Namespace, !naming.FieldNamespace.Valid(kri.Namespace)})
-				segs = append(segs, kri.Namespace)
 			}
 		}
-		sni := strings.Join(append(segs, kri.Name, pt.section), ".")
+		sni := naming.SNI(kri, pt.section)
 		for _, pa := range parts {
 			if pa.reported {
 				continue
@@ -269,9 +270,9 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 		if msgs := validation.IsDNS1123Label(pt.section); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(pt.at, pt.section, "the port's SNI needs a DNS-1123 label: "+strings.Join(msgs, "; ")))
 		}
-		if len(sni) > sniMaxLen {
+		if len(sni) > naming.SNIMaxLen {
 			errs = append(errs, field.Invalid(pt.path, boundValue(sni), fmt.Sprintf(
-				"the port's SNI is %d characters, more than the DNS host-name limit of %d", len(sni), sniMaxLen)))
+				"the port's SNI is %d characters, more than the DNS host-name limit of %d", len(sni), naming.SNIMaxLen)))
 		}
 	}
 	return errs

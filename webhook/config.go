@@ -166,7 +166,7 @@ type guard struct {
 	// kri is set for kinds named by a KRI; the other guarded kinds are Kong kinds.
 	kri bool
 	// wholeSpec is set for kinds whose checks read more of spec than target references (Kong
-	// kinds, and the Kuma kinds of wholeSpecKinds).
+	// kinds, and the Kuma kinds readsWholeSpec names).
 	wholeSpec bool
 }
 
@@ -293,7 +293,7 @@ func buildConfig(c *Config) (*Config, error) {
 	for _, gk := range order {
 		k := merged[gk]
 		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: gk.Group != KongGroup}
-		g.wholeSpec = !g.kri || gk.Group == KumaGroup && wholeSpecKinds[gk.Kind]
+		g.wholeSpec = !g.kri || gk.Group == KumaGroup && readsWholeSpec(gk.Kind)
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement
 		}
