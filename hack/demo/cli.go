@@ -103,26 +103,14 @@ func showCommand(ctx context.Context, say func(string, ...any), out io.Writer, e
 // serveConfigDump writes a Kuma-sidecar-shaped config dump into workDir and serves it on
 // loopback at /config_dump, with endpoints for ?include_eds as Envoy does.
 func serveConfigDump(workDir string) (string, func(), error) {
-	plain, eds := dumptest.KumaSidecar(false), dumptest.KumaSidecar(true)
-	if err := os.WriteFile(filepath.Join(workDir, "config_dump.json"), eds, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(workDir, "config_dump.json"), dumptest.KumaSidecar(true), 0o600); err != nil {
 		return "", nil, fmt.Errorf("writing the config dump: %w", err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("serving the config dump: %w", err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/config_dump" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Query().Has("include_eds") {
-			_, _ = w.Write(eds)
-			return
-		}
-		_, _ = w.Write(plain)
-	})}
+	srv := &http.Server{Handler: dumptest.AdminHandler()}
 	go func() { _ = srv.Serve(l) }()
 	return "http://" + l.Addr().String() + "/config_dump", func() { _ = srv.Close() }, nil
 }

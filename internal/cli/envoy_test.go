@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,19 +14,7 @@ import (
 // endpoints, and with them for ?include_eds.
 func adminServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	plain, eds := dumptest.KumaSidecar(false), dumptest.KumaSidecar(true)
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/config_dump" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Query().Has("include_eds") {
-			_, _ = w.Write(eds)
-			return
-		}
-		_, _ = w.Write(plain)
-	}))
+	s := httptest.NewServer(dumptest.AdminHandler())
 	t.Cleanup(s.Close)
 	return s
 }

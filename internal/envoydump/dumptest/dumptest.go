@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -164,4 +165,22 @@ func WithUnknownFilter(dump []byte) ([]byte, error) {
 		},
 	})
 	return json.Marshal(d)
+}
+
+// AdminHandler answers as an Envoy admin interface of a Kuma sidecar does at /config_dump: the
+// dump of KumaSidecar(false), or KumaSidecar(true) for ?include_eds; 404 for any other path.
+func AdminHandler() http.Handler {
+	plain, eds := KumaSidecar(false), KumaSidecar(true)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/config_dump" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Has("include_eds") {
+			_, _ = w.Write(eds)
+			return
+		}
+		_, _ = w.Write(plain)
+	})
 }
