@@ -19,6 +19,9 @@ const (
 	// EnvoyLegacy: the name is neither a KRI, nor internal ("_…"), nor under an accepted prefix.
 	// It is only reported in strict mode.
 	EnvoyLegacy
+	// EnvoyStatUnsafe: the name holds characters outside Envoy's stat-safe set, so that Envoy's
+	// stats split it or rewrite it (docs/envoy-names.md). A warning: Envoy accepts the name.
+	EnvoyStatUnsafe
 )
 
 func (r EnvoyRule) String() string {
@@ -29,8 +32,19 @@ func (r EnvoyRule) String() string {
 		return "not-kri"
 	case EnvoyLegacy:
 		return "legacy"
+	case EnvoyStatUnsafe:
+		return "stat-unsafe"
 	}
 	return "EnvoyRule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Level is how a finding of the rule is reported: "error" for a name that must change (denied),
+// "warning" for one Envoy accepts but handles badly.
+func (r EnvoyRule) Level() string {
+	if r == EnvoyStatUnsafe {
+		return "warning"
+	}
+	return "error"
 }
 
 // DefaultEnvoyPrefixes returns the name prefixes Kuma uses for its own resources besides KRIs.

@@ -70,3 +70,13 @@ func ExampleField_Validate() {
 	}
 	// Output: Invalid value must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits or '-' (found 'H', 'T', 'P', '.')
 }
+
+func ExampleSanitizeStatName() {
+	cluster := "kri_extsvc_default__kuma-system_httpbin.org_443"
+	alt := naming.SanitizeStatName(cluster)
+	fmt.Println(alt)
+	fmt.Println(naming.CheckStatName(cluster).Rule, naming.IsSanitizedAltStatName(alt, cluster))
+	// Output:
+	// kri_extsvc_default__kuma-system_httpbin_org_443
+	// stat-unsafe true
+}
