@@ -26,6 +26,10 @@ stat_prefix of the HTTP connection manager and TCP proxy, the clusters of route 
 and TCP proxies, and the fields that reference such resources) and checks them with the
 rule of the naming core: no ':' anywhere; a name that starts with "kri_" must be a KRI;
 names starting with "_" are internal; other names are legacy, reported with -strict.
+Names Envoy puts into its stats (cluster names without an alt_stat_name, alt_stat_name,
+virtual-host names, stat prefixes) get a warning, stat-unsafe, when they hold characters
+outside [a-zA-Z0-9_-] (-stat-names=false turns it off); an alt_stat_name that is its
+cluster's name sanitized, as Kuma writes it, is held to no rule.
 
 Names are followed on SSA through constants, concatenations, fmt.Sprintf and fmt.Sprint
 with a constant format, strings.Join with a constant separator, locals and their phi
@@ -48,12 +52,16 @@ type Options struct {
 	Sinks []string
 	// Types are extra KRI resource types, registered in a copy of naming.DefaultRegistry().
 	Types []naming.ResourceType
+	// NoStatNames turns off the stat-safe rule (a warning): cluster names, virtual-host names and
+	// stat prefixes with characters that Envoy's stats split or rewrite (docs/envoy-names.md).
+	NoStatNames bool
 }
 
 // config is Options parsed and checked.
 type config struct {
-	opts  naming.EnvoyNameOptions
-	sinks configuredSinks
+	opts      naming.EnvoyNameOptions
+	sinks     configuredSinks
+	statNames bool
 }
 
 // Validate reports what New would refuse: a malformed sink, a prefix that is empty or holds ':'
@@ -64,7 +72,7 @@ func (o Options) Validate() error {
 }
 
 func (o Options) parse() (*config, error) {
-	c := &config{opts: naming.EnvoyNameOptions{Strict: o.Strict, Prefixes: o.Prefixes}, sinks: configuredSinks{}}
+	c := &config{opts: naming.EnvoyNameOptions{Strict: o.Strict, Prefixes: o.Prefixes}, sinks: configuredSinks{}, statNames: !o.NoStatNames}
 	if c.opts.Prefixes == nil {
 		c.opts.Prefixes = naming.DefaultEnvoyPrefixes()
 	}
@@ -125,6 +133,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 //	-prefixes=LIST   accepted name prefixes, comma-separated (default "self_,system_")
 //	-sinks=LIST      extra sink arguments, "pkgpath.Func:argIndex" or "pkgpath.Type.Method:argIndex"
 //	-types=LIST      extra KRI resource types, "Kind:short:Scope" (Scope Mesh or Global)
+//	-stat-names      report names that Envoy's stats split (default true; a warning)
 //
 // Its configuration lives in the analyzer's own flag set; code that wants another configuration
 // calls New.
@@ -132,7 +141,7 @@ var Analyzer = newFlagAnalyzer()
 
 // flagValues hold the text of the flags of one analyzer.
 type flagValues struct {
-	strict                 bool
+	strict, statNames      bool
 	prefixes, sinks, types string
 
 	mu  sync.Mutex
@@ -145,7 +154,7 @@ type flagValues struct {
 func (f *flagValues) config() (*config, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	key := strconv.FormatBool(f.strict) + "\x00" + f.prefixes + "\x00" + f.sinks + "\x00" + f.types
+	key := strconv.FormatBool(f.strict) + strconv.FormatBool(f.statNames) + "\x00" + f.prefixes + "\x00" + f.sinks + "\x00" + f.types
 	if f.cfg != nil || f.err != nil {
 		if f.key == key {
 			return f.cfg, f.err
@@ -157,7 +166,7 @@ func (f *flagValues) config() (*config, error) {
 }
 
 func (f *flagValues) parse() (*config, error) {
-	o := Options{Strict: f.strict, Prefixes: []string{}}
+	o := Options{Strict: f.strict, Prefixes: []string{}, NoStatNames: !f.statNames}
 	for _, p := range strings.Split(f.prefixes, ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			o.Prefixes = append(o.Prefixes, p)
@@ -182,9 +191,10 @@ func (f *flagValues) parse() (*config, error) {
 }
 
 func newFlagAnalyzer() *analysis.Analyzer {
-	f := &flagValues{prefixes: strings.Join(naming.DefaultEnvoyPrefixes(), ",")}
+	f := &flagValues{prefixes: strings.Join(naming.DefaultEnvoyPrefixes(), ","), statNames: true}
 	a := newAnalyzer(f.config)
 	a.Flags.BoolVar(&f.strict, "strict", false, "also report legacy names (neither a KRI, internal, nor under an accepted prefix)")
+	a.Flags.BoolVar(&f.statNames, "stat-names", true, "report cluster names, virtual-host names and stat prefixes that Envoy's stats split (stat-unsafe, a warning)")
 	a.Flags.StringVar(&f.prefixes, "prefixes", f.prefixes, "comma-separated accepted name prefixes")
 	a.Flags.StringVar(&f.sinks, "sinks", "", "comma-separated extra sinks: pkgpath.Func:argIndex or pkgpath.Type.Method:argIndex (0-based, receiver not counted)")
 	a.Flags.StringVar(&f.types, "types", "", "comma-separated extra KRI resource types, Kind:short:Scope (Scope is Mesh or Global), as in the webhook configuration")
@@ -268,6 +278,7 @@ type state struct {
 	sites      []*site
 	pkgs       map[string]*types.Package // every package imported, made on first use
 	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
+	altStat    *bool                     // altStatNamesSet, made on first use
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {

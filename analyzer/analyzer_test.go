@@ -50,7 +50,7 @@ func TestFlags(t *testing.T) {
 	if a.Flags.Lookup("strict") != nil {
 		t.Fatal("an analyzer made by New has flags: its options are its configuration")
 	}
-	for _, name := range []string{"strict", "prefixes", "sinks", "types"} {
+	for _, name := range []string{"strict", "prefixes", "sinks", "types", "stat-names"} {
 		if analyzer.Analyzer.Flags.Lookup(name) == nil {
 			t.Errorf("analyzer.Analyzer has no -%s flag", name)
 		}
@@ -142,3 +142,32 @@ func TestSharedConstantFix(t *testing.T) {
 		t.Errorf("%d fixes say they edit statsListener's declaration, want 2", declFixes)
 	}
 }
+
+// TestStatNames checks the stat-safe rule: dotted cluster names with and without an alt_stat_name
+// (set in the same literal, later in the function, by a builder, by a configurer of another
+// package), stat prefixes and virtual-host names, and Kuma's sanitized alt_stat_name.
+func TestStatNames(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/stats", "cp/statcfg", "cp/statgen")
+}
+
+// TestNoStatNames turns the stat-safe rule off: only the rules of the naming core are left.
+func TestNoStatNames(t *testing.T) {
+	t.Parallel()
+	results := analysistest.Run(&quiet{T: t}, analysistest.TestData(), analyzer.New(analyzer.Options{NoStatNames: true}), "cp/stats")
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			if d.Category == naming.EnvoyStatUnsafe.String() {
+				t.Errorf("NoStatNames: %s", d.Message)
+			}
+		}
+		if len(r.Diagnostics) != 2 {
+			t.Errorf("NoStatNames: %d findings, want the 2 of the KRI and colon rules", len(r.Diagnostics))
+		}
+	}
+}
+
+// quiet is a testing.T whose errors (the want comments the run leaves unmatched) are dropped.
+type quiet struct{ *testing.T }
+
+func (*quiet) Errorf(string, ...any) {}

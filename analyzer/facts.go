@@ -16,6 +16,12 @@ type Sink struct {
 	// Ref is what Field names when it references a resource defined elsewhere ("cluster",
 	// "secret", "route configuration"); empty for the name of the resource itself.
 	Ref string
+	// Stat says how Envoy's stats use the name Field holds, when they do: "cluster",
+	// "alt_stat_name", "stat_prefix", "virtual host" (the stat-safe rule, docs/envoy-names.md).
+	Stat string
+	// AltStat says that the function that writes a cluster's name (Stat "cluster") sets the same
+	// cluster's alt_stat_name: the name does not reach the stats.
+	AltStat bool
 	// Steps is the path from this sink to Field.
 	Steps []Step
 
@@ -35,10 +41,12 @@ type Step struct {
 
 func (s Sink) prepend(step Step, pos token.Pos) Sink {
 	out := Sink{
-		Field: s.Field,
-		Ref:   s.Ref,
-		Steps: append([]Step{step}, s.Steps...),
-		pos:   make([]token.Pos, 0, len(s.Steps)+1),
+		Field:   s.Field,
+		Ref:     s.Ref,
+		Stat:    s.Stat,
+		AltStat: s.AltStat,
+		Steps:   append([]Step{step}, s.Steps...),
+		pos:     make([]token.Pos, 0, len(s.Steps)+1),
 	}
 	out.pos = append(out.pos, pos)
 	for i := range s.Steps {
@@ -181,6 +189,9 @@ type pkgFact struct {
 	// sink. Their own package was analysed before this one and could not know; the importers of
 	// this package check the writes to them.
 	Foreign []ForeignField
+	// AltStatNames says that the package sets the alt_stat_name of clusters it did not make itself,
+	// as Kuma's AltStatNameConfigurer does: the clusters its importers name may all be covered.
+	AltStatNames bool
 }
 
 // ForeignField is a sink field of another package, found by package path and objectpath.
@@ -194,6 +205,9 @@ func (*pkgFact) AFact() {}
 
 func (f *pkgFact) String() string {
 	s := "has sinks"
+	if f.AltStatNames {
+		s += ", sets alt_stat_name"
+	}
 	for _, ff := range f.Foreign {
 		s += " foreign " + ff.Name + "->" + ff.Sink.Field
 	}

@@ -27,9 +27,17 @@ func (st *state) report() {
 		if !s.done {
 			continue
 		}
-		var best finding
+		var best, stat finding
 		for _, t := range s.vals {
 			parts := pattern(t)
+			if stat.probs == nil {
+				if p := st.statProblem(s, parts); p != nil {
+					stat = finding{s: s, t: t, parts: parts, probs: []naming.EnvoyNameProblem{*p}}
+				}
+			}
+			if st.kumaAltStatName(s, t) {
+				continue
+			}
 			probs := naming.CheckEnvoyPattern(parts, st.cfg.opts)
 			if len(probs) == 0 {
 				continue
@@ -40,6 +48,9 @@ func (st *state) report() {
 		}
 		if best.probs != nil {
 			fs = append(fs, best)
+		}
+		if stat.probs != nil {
+			fs = append(fs, stat)
 		}
 	}
 	if len(fs) == 0 {
@@ -60,6 +71,14 @@ func (st *state) report() {
 	for _, f := range fs {
 		st.diagnose(f, inNames)
 	}
+}
+
+// statAdvice ends a stat-safe finding with what to do, by how the stats use the name.
+var statAdvice = map[string]string{
+	"cluster":       " (set the cluster's alt_stat_name to the name with every other character replaced by '_', as Kuma does)",
+	"alt_stat_name": " (replace every other character with '_')",
+	"stat_prefix":   " (replace every other character with '_')",
+	"virtual host":  " (replace every other character with '_')",
 }
 
 // pattern turns a template into the naming core's pattern: everything not literal is a hole.
@@ -108,6 +127,9 @@ func (st *state) diagnose(f finding, inNames map[ast.Expr]bool) {
 	}
 	if s.sink.Ref != "" {
 		msg.WriteString(" (a reference to a " + s.sink.Ref + " named elsewhere)")
+	}
+	if f.probs[0].Rule == naming.EnvoyStatUnsafe {
+		msg.WriteString(statAdvice[s.sink.Stat])
 	}
 	d := analysis.Diagnostic{Pos: s.pos(), End: s.end(), Category: f.probs[0].Rule.String(), Message: msg.String()}
 	seen := map[token.Pos]bool{}

@@ -17,6 +17,7 @@ const envoyPrefix = "github.com/envoyproxy/go-control-plane/envoy/"
 type envoySink struct {
 	pkg, typ, field string
 	ref             string // what a reference field names: "cluster", "secret", "route configuration"
+	stat            string // how Envoy's stats use the name (Sink.Stat)
 }
 
 // envoySinks lists the name fields and the reference fields krilint checks (docs/krilint.md).
@@ -25,40 +26,40 @@ type envoySink struct {
 // there are no generated setters to list.
 var envoySinks = []envoySink{
 	// Resource names.
-	{"config/listener/v3", "Listener", "Name", ""},
-	{"config/listener/v3", "Listener", "StatPrefix", ""},
-	{"config/listener/v3", "FilterChain", "Name", ""},
-	{"config/cluster/v3", "Cluster", "Name", ""},
-	{"config/cluster/v3", "Cluster", "AltStatName", ""},
-	{"config/endpoint/v3", "ClusterLoadAssignment", "ClusterName", ""},
-	{"config/route/v3", "RouteConfiguration", "Name", ""},
-	{"config/route/v3", "VirtualHost", "Name", ""},
-	{"config/route/v3", "Route", "Name", ""},
-	{"config/route/v3", "RouteAction_Cluster", "Cluster", ""},
-	{"extensions/transport_sockets/tls/v3", "Secret", "Name", ""},
-	{"extensions/filters/network/http_connection_manager/v3", "HttpConnectionManager", "StatPrefix", ""},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy", "StatPrefix", ""},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_Cluster", "Cluster", ""},
+	{"config/listener/v3", "Listener", "Name", "", ""},
+	{"config/listener/v3", "Listener", "StatPrefix", "", "stat_prefix"},
+	{"config/listener/v3", "FilterChain", "Name", "", ""},
+	{"config/cluster/v3", "Cluster", "Name", "", "cluster"},
+	{"config/cluster/v3", "Cluster", "AltStatName", "", "alt_stat_name"},
+	{"config/endpoint/v3", "ClusterLoadAssignment", "ClusterName", "", ""},
+	{"config/route/v3", "RouteConfiguration", "Name", "", ""},
+	{"config/route/v3", "VirtualHost", "Name", "", "virtual host"},
+	{"config/route/v3", "Route", "Name", "", ""},
+	{"config/route/v3", "RouteAction_Cluster", "Cluster", "", ""},
+	{"extensions/transport_sockets/tls/v3", "Secret", "Name", "", ""},
+	{"extensions/filters/network/http_connection_manager/v3", "HttpConnectionManager", "StatPrefix", "", "stat_prefix"},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy", "StatPrefix", "", "stat_prefix"},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_Cluster", "Cluster", "", ""},
 	// References to resources named elsewhere.
-	{"config/cluster/v3", "Cluster_EdsClusterConfig", "ServiceName", "cluster load assignment"},
-	{"config/route/v3", "WeightedCluster_ClusterWeight", "Name", "cluster"},
-	{"config/route/v3", "RouteAction_RequestMirrorPolicy", "Cluster", "cluster"},
-	{"extensions/transport_sockets/tls/v3", "SdsSecretConfig", "Name", "secret"},
-	{"extensions/filters/network/http_connection_manager/v3", "Rds", "RouteConfigName", "route configuration"},
-	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_WeightedCluster_ClusterWeight", "Name", "cluster"},
-	{"config/core/v3", "GrpcService_EnvoyGrpc", "ClusterName", "cluster"},
-	{"config/core/v3", "HttpUri_Cluster", "Cluster", "cluster"},
-	{"config/trace/v3", "ZipkinConfig", "CollectorCluster", "cluster"},
-	{"config/trace/v3", "DatadogConfig", "CollectorCluster", "cluster"},
-	{"config/trace/v3", "LightstepConfig", "CollectorCluster", "cluster"},
-	{"service/health/v3", "ClusterHealthCheck", "ClusterName", "cluster"},
-	{"service/health/v3", "ClusterEndpointsHealth", "ClusterName", "cluster"},
+	{"config/cluster/v3", "Cluster_EdsClusterConfig", "ServiceName", "cluster load assignment", ""},
+	{"config/route/v3", "WeightedCluster_ClusterWeight", "Name", "cluster", ""},
+	{"config/route/v3", "RouteAction_RequestMirrorPolicy", "Cluster", "cluster", ""},
+	{"extensions/transport_sockets/tls/v3", "SdsSecretConfig", "Name", "secret", ""},
+	{"extensions/filters/network/http_connection_manager/v3", "Rds", "RouteConfigName", "route configuration", ""},
+	{"extensions/filters/network/tcp_proxy/v3", "TcpProxy_WeightedCluster_ClusterWeight", "Name", "cluster", ""},
+	{"config/core/v3", "GrpcService_EnvoyGrpc", "ClusterName", "cluster", ""},
+	{"config/core/v3", "HttpUri_Cluster", "Cluster", "cluster", ""},
+	{"config/trace/v3", "ZipkinConfig", "CollectorCluster", "cluster", ""},
+	{"config/trace/v3", "DatadogConfig", "CollectorCluster", "cluster", ""},
+	{"config/trace/v3", "LightstepConfig", "CollectorCluster", "cluster", ""},
+	{"service/health/v3", "ClusterHealthCheck", "ClusterName", "cluster", ""},
+	{"service/health/v3", "ClusterEndpointsHealth", "ClusterName", "cluster", ""},
 }
 
 // envoyKeySinks lists the go-control-plane maps whose keys are names of resources defined
 // elsewhere: every key is a sink. Other map keys are not.
 var envoyKeySinks = []envoySink{
-	{"extensions/filters/http/health_check/v3", "HealthCheck", "ClusterMinHealthyPercentages", "cluster"},
+	{"extensions/filters/http/health_check/v3", "HealthCheck", "ClusterMinHealthyPercentages", "cluster", ""},
 }
 
 var envoyKeySinkIndex = func() map[string]bool {
@@ -108,7 +109,7 @@ func envoyField(owner *types.Named, f *types.Var) (Sink, bool) {
 	if !ok {
 		return Sink{}, false
 	}
-	return Sink{Field: obj.Pkg().Name() + "." + obj.Name() + "." + f.Name(), Ref: es.ref}, true
+	return Sink{Field: obj.Pkg().Name() + "." + obj.Name() + "." + f.Name(), Ref: es.ref, Stat: es.stat}, true
 }
 
 // configuredSinks are the functions named with -sinks, by their -sinks spelling, with the

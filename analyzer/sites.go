@@ -394,6 +394,9 @@ func (st *state) propagate() {
 			if !ok {
 				continue
 			}
+			if sk.Stat == "cluster" && coversOwnCluster(s) {
+				sk.AltStat = true
+			}
 			s.done, s.sink, s.via = true, sk, via
 			var within ast.Node
 			if s.expr != nil {
@@ -530,7 +533,8 @@ func (st *state) exportSinks() {
 			pf.Foreign = append(pf.Foreign, ForeignField{Pkg: fv.Pkg().Path(), Obj: string(p), Name: name, Sink: sk})
 		}
 	}
-	if len(pf.Foreign) > 0 || exported {
+	pf.AltStatNames = st.setsForeignAltStatNames()
+	if len(pf.Foreign) > 0 || exported || pf.AltStatNames {
 		sort.Slice(pf.Foreign, func(i, j int) bool {
 			return pf.Foreign[i].Pkg+"."+pf.Foreign[i].Obj < pf.Foreign[j].Pkg+"."+pf.Foreign[j].Obj
 		})

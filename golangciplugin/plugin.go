@@ -32,6 +32,9 @@ type Settings struct {
 	Sinks []string `json:"sinks"`
 	// Types are extra KRI resource types, written as in the webhook's configuration file (-types).
 	Types []ResourceType `json:"types"`
+	// StatNames reports cluster names, virtual-host names and stat prefixes that Envoy's stats split
+	// (the stat-unsafe rule, a warning; -stat-names). Absent means true.
+	StatNames *bool `json:"statNames"`
 }
 
 // ResourceType is one extra KRI resource type: a kind, the short name that is its KRI type segment, and
@@ -80,7 +83,7 @@ func (p *Plugin) GetLoadMode() string {
 // -sinks flag uses and the registry that judges the webhook's KRI types; a mistake in .golangci.yml is
 // reported when golangci-lint starts rather than on every package.
 func (s Settings) options() (analyzer.Options, error) {
-	o := analyzer.Options{Strict: s.Strict, Prefixes: s.Prefixes, Sinks: s.Sinks}
+	o := analyzer.Options{Strict: s.Strict, Prefixes: s.Prefixes, Sinks: s.Sinks, NoStatNames: s.StatNames != nil && !*s.StatNames}
 	for i, t := range s.Types {
 		if strings.ContainsAny(t.Kind+t.ShortName, ",: \t") {
 			return o, fmt.Errorf("types[%d]: kind and shortName must not contain ',', ':' or spaces", i)

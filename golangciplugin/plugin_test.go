@@ -25,10 +25,11 @@ func options(t *testing.T, p register.LinterPlugin) map[string]string {
 		types[i] = rt.Kind + ":" + rt.ShortName + ":" + rt.Scope.String()
 	}
 	return map[string]string{
-		"strict":   strconv.FormatBool(o.Strict),
-		"prefixes": prefixes,
-		"sinks":    strings.Join(o.Sinks, ","),
-		"types":    strings.Join(types, ","),
+		"strict":     strconv.FormatBool(o.Strict),
+		"prefixes":   prefixes,
+		"sinks":      strings.Join(o.Sinks, ","),
+		"types":      strings.Join(types, ","),
+		"stat-names": strconv.FormatBool(!o.NoStatNames),
 	}
 }
 
@@ -43,8 +44,14 @@ func TestNew(t *testing.T) {
 		{
 			name:      "no settings",
 			settings:  nil,
-			wantFlags: map[string]string{"strict": "false", "prefixes": "self_,system_", "sinks": "", "types": ""},
+			wantFlags: map[string]string{"strict": "false", "prefixes": "self_,system_", "sinks": "", "types": "", "stat-names": "true"},
 		},
+		{
+			name:      "stat names off",
+			settings:  map[string]any{"statNames": false},
+			wantFlags: map[string]string{"stat-names": "false"},
+		},
+		{name: "statNames not a bool", settings: map[string]any{"statNames": "no"}, wantErr: "Settings.statNames"},
 		{
 			name: "all settings",
 			settings: map[string]any{

@@ -113,3 +113,17 @@ func FuzzSanitizeStatName(f *testing.F) {
 		}
 	})
 }
+
+// The alt_stat_name Kuma writes for a MeshExternalService cluster breaks the KRI rule; that is why
+// it must be recognised instead of checked.
+func TestKumaAltStatNameIsNoKRI(t *testing.T) {
+	cluster := "kri_extsvc_default__kuma-system_httpbin.org_443"
+	if p := naming.CheckEnvoyName(cluster, naming.EnvoyNameOptions{}); p != nil {
+		t.Fatalf("cluster %q: %v", cluster, p)
+	}
+	alt := naming.SanitizeStatName(cluster)
+	p := naming.CheckEnvoyName(alt, naming.EnvoyNameOptions{})
+	if len(p) != 1 || p[0].Rule != naming.EnvoyNotKRI {
+		t.Fatalf("alt_stat_name %q: %v, want not-kri", alt, p)
+	}
+}

@@ -35,7 +35,7 @@ const (
 func Listeners(addr string, port int) []*listenerv3.Listener {
 	l := &listenerv3.Listener{
 		Name:       "inbound:10.0.0.1:8080", // krilint: colon
-		StatPrefix: "inbound_10.0.0.1_8080", // krilint(strict): legacy
+		StatPrefix: "inbound_10_0_0_1_8080", // krilint(strict): legacy
 		FilterChains: []*listenerv3.FilterChain{
 			{Name: "chain:http"}, // krilint: colon
 			{Name: "_default"},
@@ -48,8 +48,8 @@ func Listeners(addr string, port int) []*listenerv3.Listener {
 	kri := &listenerv3.Listener{
 		Name: "kri_dp_" + meshName + "__kuma-demo_backend-01_" + fmt.Sprint(port),
 	}
-	self := &listenerv3.Listener{Name: "self_inbound_8080"}
-	legacy := &listenerv3.Listener{Name: "inbound-8080"} // krilint(strict): legacy
+	self := &listenerv3.Listener{Name: "self_inbound_8080", StatPrefix: "self_inbound.10.0.0.1"} // krilint: stat-unsafe [Listener.StatPrefix]
+	legacy := &listenerv3.Listener{Name: "inbound-8080"}                                         // krilint(strict): legacy
 	return []*listenerv3.Listener{l, admin, outbound, kri, self, legacy}
 }
 
@@ -71,7 +71,14 @@ func Clusters(service string, port int) []*clusterv3.Cluster {
 	}
 	typed := &clusterv3.Cluster{Name: string(legacyCluster)}                 // krilint: colon
 	sprint := &clusterv3.Cluster{Name: fmt.Sprint("outbound", ":", service)} // krilint: colon
-	return []*clusterv3.Cluster{good, short, joined, internal, upper, built, typed, sprint}
+	// A dotted name splits the cluster's stats, unless an alt_stat_name stands in for it; the one
+	// Kuma writes, the name sanitized, is no KRI and is not reported for it.
+	dotted := &clusterv3.Cluster{Name: "kri_extsvc_mesh-1__kuma-system_httpbin.org_443"} // krilint: stat-unsafe [Cluster.Name]
+	sanitized := &clusterv3.Cluster{
+		Name:        "kri_extsvc_mesh-1__kuma-system_httpbin.org_443",
+		AltStatName: "kri_extsvc_mesh-1__kuma-system_httpbin_org_443",
+	}
+	return []*clusterv3.Cluster{good, short, joined, internal, upper, built, typed, sprint, dotted, sanitized}
 }
 
 // Endpoints covers ClusterLoadAssignment.ClusterName.

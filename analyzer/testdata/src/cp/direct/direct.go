@@ -25,7 +25,7 @@ var defaultRoutes = &routev3.RouteConfiguration{Name: "default:routes"} // want 
 func Listeners(addr string, port uint32) []*listenerv3.Listener {
 	l := &listenerv3.Listener{
 		Name:         "inbound:10.0.0.1:8080", // want `listenerv3\.Listener\.Name gets "inbound:10\.0\.0\.1:8080" \(literal "inbound:10\.0\.0\.1:8080"\): contains ':'`
-		StatPrefix:   "inbound_10.0.0.1_8080",
+		StatPrefix:   "inbound_10.0.0.1_8080", // want `listenerv3\.Listener\.StatPrefix gets "inbound_10\.0\.0\.1_8080" .*: holds '\.'`
 		FilterChains: []*listenerv3.FilterChain{{Name: "chain:http"}}, // want `listenerv3\.FilterChain\.Name gets "chain:http"`
 	}
 	admin := &listenerv3.Listener{Name: adminListener} // want `listenerv3\.Listener\.Name gets "admin:9901" \(constant adminListener = "admin:9901"\): contains ':'`
