@@ -17,12 +17,18 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		signal.Stop(sigs) // a second signal ends the process even if flushing the output blocks
+		cancel(cli.Interrupted{Signal: s.(syscall.Signal)})
+	}()
 	code := cli.Main(ctx, os.Args[1:], cli.Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		Version:       version,
 	})
-	stop()
 	os.Exit(code)
 }

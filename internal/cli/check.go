@@ -88,13 +88,16 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if !v.Allowed {
 			t.denied++
 		}
-		return emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v), v)
+		if err := emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v), v); err != nil {
+			return err
+		}
+		// Printed as decided: the next document may be long in coming down a pipe.
+		return a.out.Flush()
 	})
 }
 
-// reportInput prints an input error on standard error, after what is already on standard output
-// so that the two read in order on a terminal.
+// reportInput prints an input error on standard error (after what is already on standard output:
+// a.errOut flushes it first, so that the two read in order on a terminal).
 func (a *app) reportInput(where string, err error) {
-	_ = a.out.Flush()
 	fmt.Fprintf(a.errOut, "%s: error: %v\n", where, err)
 }

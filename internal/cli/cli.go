@@ -38,12 +38,42 @@ type Streams struct {
 }
 
 // Main runs the kriguard command with args (without the program name) and returns its exit status.
+//
+// When ctx is canceled with an Interrupted cause (a signal), Main returns at once with the
+// signal's exit status, after flushing what was decided, whatever the command was doing: reading
+// a pipe or a FIFO cannot be interrupted otherwise. The command may go on in the background; it
+// can no longer write, and the process is about to exit.
 func Main(ctx context.Context, args []string, s Streams) int {
-	out := bufio.NewWriterSize(s.Out, 64<<10)
-	a := &app{streams: s, out: out, errOut: s.Err}
-	code := a.run(ctx, args)
-	if err := out.Flush(); err != nil && code != ExitError {
-		fmt.Fprintf(s.Err, "kriguard: writing output: %v\n", err)
+	st := &streams{out: bufio.NewWriterSize(s.Out, 64<<10), err: s.Err}
+	a := &app{streams: s, out: stdout{st}, errOut: stderr{st}}
+	done := make(chan int, 1)
+	go func() { done <- a.run(ctx, args) }()
+	select {
+	case code := <-done:
+		return a.finish(code)
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-done: // a command that was not blocked has ended on its own
+		var in Interrupted
+		if !errors.As(context.Cause(ctx), &in) {
+			return a.finish(code)
+		}
+	default:
+	}
+	code, msg := ExitError, "kriguard: "+context.Cause(ctx).Error()+"\n"
+	var in Interrupted
+	if errors.As(context.Cause(ctx), &in) {
+		code, msg = in.ExitCode(), "kriguard: interrupted\n"
+	}
+	_ = st.stop(msg)
+	return code
+}
+
+// finish flushes standard output and returns the exit status of a command that ended.
+func (a *app) finish(code int) int {
+	if err := a.out.Flush(); err != nil && code != ExitError {
+		fmt.Fprintf(a.errOut, "kriguard: writing output: %v\n", err)
 		code = ExitError
 	}
 	return code
@@ -52,7 +82,7 @@ func Main(ctx context.Context, args []string, s Streams) int {
 // app holds one run's flags and outputs.
 type app struct {
 	streams Streams
-	out     *bufio.Writer
+	out     stdout
 	errOut  io.Writer
 
 	output     string

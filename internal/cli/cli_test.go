@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
@@ -122,4 +126,74 @@ func TestHelpAndVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// blockingReader gives its text, then blocks until released, as a pipe whose writer stays open.
+type blockingReader struct {
+	text    string
+	release chan struct{}
+}
+
+func (r *blockingReader) Read(p []byte) (int, error) {
+	if r.text != "" {
+		n := copy(p, r.text)
+		r.text = r.text[n:]
+		return n, nil
+	}
+	<-r.release
+	return 0, io.EOF
+}
+
+// A signal (a context canceled with an Interrupted cause) ends Main while the command still waits
+// for input, with the signal's status and what was decided before it printed.
+func TestMainInterrupted(t *testing.T) {
+	bad := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  labels:\n    kuma.io/mesh: Mesh_1\n---\n"
+	for _, tt := range []struct {
+		format, want string
+	}{
+		{"text", "-:1: MeshTimeout t: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""},
+		{"json", "[\n{\"source\":\"-\",\"line\":1,"},
+	} {
+		t.Run(tt.format, func(t *testing.T) {
+			in := &blockingReader{text: bad, release: make(chan struct{})}
+			defer close(in.release)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			out, errOut := &syncBuffer{}, &syncBuffer{}
+			code := make(chan int, 1)
+			go func() {
+				code <- Main(ctx, []string{"check", "-o", tt.format, "-"}, Streams{In: in, Out: out, Err: errOut})
+			}()
+			for !strings.Contains(out.String(), tt.want) { // printed as decided
+				time.Sleep(time.Millisecond)
+			}
+			cancel(Interrupted{Signal: syscall.SIGINT})
+			if c := <-code; c != 130 {
+				t.Errorf("exit %d, want 130", c)
+			}
+			if tt.format == "json" {
+				decodeResults(t, out.String())
+			}
+			if got := errOut.String(); got != "kriguard: interrupted\n" {
+				t.Errorf("stderr %q", got)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer the test reads while Main writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

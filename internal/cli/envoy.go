@@ -86,7 +86,7 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		fmt.Fprintf(a.errOut, "%s: note: %s\n", source, n)
 	}
 	var t tally
-	jw := &jsonWriter{w: a.out}
+	jw := newJSONWriter(a.out)
 	for _, n := range d.Names {
 		t.objects++
 		if len(n.Problems) > 0 {

@@ -69,7 +69,7 @@ func runKRIExplain(a *app, _ context.Context, args []string) int {
 	}
 	reg := a.cfg.Registry()
 	var t tally
-	jw := &jsonWriter{w: a.out}
+	jw := newJSONWriter(a.out)
 	for _, s := range args {
 		e := explain(reg, s)
 		if !e.Valid {
@@ -181,7 +181,7 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	var t, invalid tally
-	jw := &jsonWriter{w: a.out}
+	jw := newJSONWriter(a.out)
 	err := a.judgeManifests(ctx, args, &t, func(r Result, v webhook.Verdict) error {
 		if v.KRI == "" {
 			return nil // a Kong kind: no KRI

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -95,7 +94,7 @@ type resultWriter interface {
 
 func (a *app) resultWriter() resultWriter {
 	if a.output == "json" {
-		return &jsonWriter{w: a.out}
+		return newJSONWriter(a.out)
 	}
 	return &textWriter{w: a.out}
 }
@@ -103,7 +102,7 @@ func (a *app) resultWriter() resultWriter {
 // textWriter prints one line per problem: `file:line: Kind ns/name: field: message`. The
 // problems of objects their enforcement allows end in "(allowed: warn)" or "(allowed: dryrun)",
 // warnings in "(warning)".
-type textWriter struct{ w *bufio.Writer }
+type textWriter struct{ w stdout }
 
 func (t *textWriter) write(r Result) error {
 	suffix := ""
@@ -133,10 +132,16 @@ func (t *textWriter) close() error { return nil }
 
 // jsonWriter streams one JSON array, an element per line.
 type jsonWriter struct {
-	w   *bufio.Writer
+	w   stdout
 	n   int
 	buf bytes.Buffer
 	enc *json.Encoder
+}
+
+// newJSONWriter starts an array on w: an interrupted run prints "[]" when it decided nothing.
+func newJSONWriter(w stdout) *jsonWriter {
+	w.setTrailer("[]\n")
+	return &jsonWriter{w: w}
 }
 
 func (j *jsonWriter) write(v Result) error { return j.element(v) }
@@ -147,22 +152,26 @@ func (j *jsonWriter) element(v any) error {
 		j.enc.SetEscapeHTML(false) // KRI templates and messages read better with their < and >
 	}
 	j.buf.Reset()
-	if err := j.enc.Encode(v); err != nil {
-		return err
-	}
 	sep := ",\n"
 	if j.n == 0 {
 		sep = "[\n"
 	}
-	j.n++
-	if _, err := j.w.WriteString(sep); err != nil {
+	j.buf.WriteString(sep)
+	if err := j.enc.Encode(v); err != nil {
 		return err
 	}
+	if j.n == 0 {
+		// An interrupted run still prints a JSON array of what it decided.
+		j.w.setTrailer("\n]\n")
+	}
+	j.n++
+	// One write per element: an interrupted run never prints half of one.
 	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
 	return err
 }
 
 func (j *jsonWriter) close() error {
+	j.w.setTrailer("")
 	if j.n == 0 {
 		_, err := j.w.WriteString("[]\n")
 		return err

@@ -137,17 +137,38 @@ func readFile(path string, o Options, fn func(Document) error) error {
 // YAML.
 func Read(source string, r io.Reader, o Options, fn func(Document) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	b, err := br.Peek(br.Size())
-	if len(b) == 0 && err != nil {
+	first, err := firstByte(br)
+	if first < 0 {
 		if err == io.EOF {
 			return nil
 		}
-		return fn(Document{Source: source, Err: readError(err)})
+		if err != nil {
+			return fn(Document{Source: source, Err: readError(err)})
+		}
 	}
-	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if first == '{' || first == '[' {
 		return readJSON(source, br, o, fn)
 	}
 	return readYAML(source, br, o, fn)
+}
+
+// firstByte returns the first byte of br that is not white space, without reading it, or -1 with
+// the error that ended the input first. It reads no further than that byte: a source that is a
+// pipe may not have written more yet. Past a buffer of white space it gives up, with no error:
+// the source is read as YAML then.
+func firstByte(br *bufio.Reader) (int, error) {
+	for n := 1; n <= br.Size(); n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			return -1, err
+		}
+		switch c := b[n-1]; c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return int(c), nil
+		}
+	}
+	return -1, nil
 }
 
 // yamlChunk is one document of a YAML stream, as split by lines.
