@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,34 +41,35 @@ func readsWholeSpec(kind string) bool {
 //     MeshExternalService ports (sniErrors);
 //   - MeshProxyPatch's hand-typed Envoy names (proxyPatchErrors);
 //   - every sectionName of a target reference: a map under a "targetRef" key, or an element of a
-//     "backendRefs" list (Kuma's BackendRef embeds a TargetRef), at any depth of spec;
+//     "backendRefs" list (Kuma's BackendRef embeds a TargetRef), at any depth of spec (refWalk);
 //   - the values documented to hold a KRI: the kriguard.io/kri annotation, which must parse and
 //     equal the object's KRI, and status.origin.kri (MeshTrust), which must parse. In the upstream
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
 func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
-	return c.checkUpTo(g, obj, -1)
+	w := &refWalk{ctx: context.Background(), limit: -1}
+	kri, valid, before, after, notes := c.checkWith(g, obj, w)
+	return kri, valid, slices.Concat(before, w.errs, after), notes
 }
 
-// checkUpTo is check that builds at most limit target-reference problems (-1: all of them); the
-// ones past it are only counted, each as omittedProblem. A denial shows at most MaxCauses causes,
-// so building more is wasted where nothing else needs them (CREATE; an UPDATE compares them all).
-func (c *Config) checkUpTo(g *guard, obj *admitted, limit int) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
+// checkWith is check with the target references of spec left to w (nil: not looked at): it
+// returns the problems found before and after them, which w's come between.
+func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI, valid bool, before, after, notes field.ErrorList) {
 	if !g.kri {
-		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj), nil
+		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj), nil, nil
 	}
-	kri, errs = c.registry.ForObject(obj, g.gk.Kind)
-	valid = len(errs) == 0
+	kri, before = c.registry.ForObject(obj, g.gk.Kind)
+	valid = len(before) == 0
 	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
-		errs = append(errs, naming.FieldName.Validate(v, displayNameLabelPath)...)
+		before = append(before, naming.FieldName.Validate(v, displayNameLabelPath)...)
 	}
-	if obj.spec != nil {
-		left := -1
-		if limit >= 0 {
-			left = max(limit-len(errs), 0)
+	if w != nil && obj.spec != nil {
+		if w.limit > 0 {
+			w.limit = max(w.limit-len(before), 0)
 		}
-		errs = walkRefsUpTo(obj.spec, specPath, errs, &left)
+		w.walk(obj.spec, w.old, w.old != nil)
 	}
+	var errs field.ErrorList
 	if g.gk.Group == KumaGroup {
 		switch g.gk.Kind {
 		case "MeshService", "MeshMultiZoneService", "MeshExternalService":
@@ -91,7 +94,7 @@ func (c *Config) checkUpTo(g *guard, obj *admitted, limit int) (kri naming.KRI, 
 			errs = append(errs, field.Invalid(originKRIPath, s, kriDetail(err)))
 		}
 	}
-	return kri, valid, errs, notes
+	return kri, valid, before, errs, notes
 }
 
 // kriDetail turns a parse error into the detail of a field error. The paths inside (kri.mesh,
@@ -106,30 +109,49 @@ func kriDetail(err error) string {
 // omittedProblem stands for each problem a capped check found but did not build.
 var omittedProblem = &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: "", Detail: "(one more problem, not built)"}
 
-// walkRefs appends the problems of every target reference found in v, at path p. Map keys are
-// visited in sorted order so that the causes come out in a stable order.
-func walkRefs(v any, p *field.Path, errs field.ErrorList) field.ErrorList {
-	all := -1
-	return walkRefsUpTo(v, p, errs, &all)
+// ctxCheckNodes is how many containers a walk visits between two looks at its context.
+const ctxCheckNodes = 1024
+
+// refWalk finds the problems of the target references of a decoded spec. Its cost does not depend
+// on the shape of spec: it allocates nothing per node it visits (the path of the node is a stack
+// of references to the keys and indices of spec, not a string), and a problem's field path is
+// built, cut to maxFieldBytes, only for the first limit problems; the others are counted, each as
+// omittedProblem. On UPDATE it walks the old object's spec alongside (old) and keeps apart, in
+// kept, the problems the old object has alike: the same value at the same place, which compares
+// the places by their keys and indices, not their printed paths (docs/limits.md). It stops, with
+// err set, once ctx is done.
+type refWalk struct {
+	ctx context.Context
+	err error
+	// limit and keepLimit are how many more problems of errs and kept to build (-1: all).
+	limit, keepLimit int
+	// old is the old object's spec, nil on CREATE.
+	old        any
+	errs, kept field.ErrorList
+	path       []pathStep
+	nodes      int
 }
 
-// walkRefsUpTo is walkRefs that builds problems while *left is not 0 (counting it down when
-// positive); once it is 0 it only counts them, as omittedProblem, without building paths.
-func walkRefsUpTo(v any, p *field.Path, errs field.ErrorList, left *int) field.ErrorList {
-	child := func(p *field.Path, k string) *field.Path {
-		if *left == 0 {
-			return nil
-		}
-		return p.Child(k)
+// pathStep is one step of the path of a node: a map key, or a list index when key is not set.
+type pathStep struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// walk visits v and, when inOld, old: the value at the same place in the old object.
+func (w *refWalk) walk(v, old any, inOld bool) {
+	if w.err != nil {
+		return
 	}
-	index := func(p *field.Path, i int) *field.Path {
-		if *left == 0 {
-			return nil
+	if w.nodes++; w.nodes%ctxCheckNodes == 0 {
+		if w.err = w.ctx.Err(); w.err != nil {
+			return
 		}
-		return p.Index(i)
 	}
 	switch t := v.(type) {
 	case map[string]any:
+		oldMap, _ := old.(map[string]any)
 		keys := make([]string, 0, len(t))
 		for k, child := range t {
 			switch child.(type) {
@@ -137,59 +159,182 @@ func walkRefsUpTo(v any, p *field.Path, errs field.ErrorList, left *int) field.E
 				keys = append(keys, k)
 			}
 		}
+		// Sorted, so that the problems come out in a stable order.
 		slices.Sort(keys)
 		for _, k := range keys {
-			c, cp := t[k], child(p, k)
+			c := t[k]
+			oc, inOldChild := oldMap[k]
+			w.path = append(w.path, pathStep{key: k, isKey: true})
 			switch k {
 			case "targetRef":
 				if ref, ok := c.(map[string]any); ok {
-					errs = refErrors(ref, cp, errs, left)
+					w.ref(ref, oc, inOldChild)
 				}
 			case "backendRefs":
 				if refs, ok := c.([]any); ok {
+					oldRefs, _ := oc.([]any)
 					for i, r := range refs {
 						if ref, ok := r.(map[string]any); ok {
-							errs = refErrors(ref, index(cp, i), errs, left)
+							w.path = append(w.path, pathStep{index: i})
+							if i < len(oldRefs) {
+								w.ref(ref, oldRefs[i], true)
+							} else {
+								w.ref(ref, nil, false)
+							}
+							w.path = w.path[:len(w.path)-1]
 						}
 					}
 				}
 			}
-			errs = walkRefsUpTo(c, cp, errs, left)
+			w.walk(c, oc, inOldChild)
+			w.path = w.path[:len(w.path)-1]
 		}
 	case []any:
+		oldList, _ := old.([]any)
 		for i, c := range t {
 			switch c.(type) {
 			case map[string]any, []any:
-				errs = walkRefsUpTo(c, index(p, i), errs, left)
+				w.path = append(w.path, pathStep{index: i})
+				if i < len(oldList) {
+					w.walk(c, oldList[i], true)
+				} else {
+					w.walk(c, nil, false)
+				}
+				w.path = w.path[:len(w.path)-1]
 			}
 		}
 	}
-	return errs
 }
 
-func refErrors(ref map[string]any, p *field.Path, errs field.ErrorList, left *int) field.ErrorList {
+// ref checks the section name of one target reference, at w.path; old is the value at the same
+// place in the old object, when inOld.
+func (w *refWalk) ref(ref map[string]any, old any, inOld bool) {
 	v, ok := ref["sectionName"]
 	if !ok || v == nil {
-		return errs
+		return
 	}
 	s, isString := v.(string)
-	if *left == 0 {
-		if !isString || !naming.FieldSection.Valid(s) {
-			errs = append(errs, omittedProblem)
+	if isString && naming.FieldSection.Valid(s) {
+		return
+	}
+	list, limit := &w.errs, &w.limit
+	if oldRef, ok := old.(map[string]any); ok && inOld {
+		if ov, ok := oldRef["sectionName"]; ok && sameValue(ov, v) {
+			list, limit = &w.kept, &w.keepLimit
 		}
-		return errs
 	}
-	n := len(errs)
-	sp := p.Child("sectionName")
+	if *limit == 0 {
+		*list = append(*list, omittedProblem)
+		return
+	}
+	n := len(*list)
+	p := field.NewPath(w.field("sectionName"))
 	if !isString {
-		errs = append(errs, field.Invalid(sp, v, "must be a string"))
+		*list = append(*list, field.Invalid(p, v, "must be a string"))
 	} else {
-		errs = append(errs, naming.FieldSection.Validate(s, sp)...)
+		*list = append(*list, naming.FieldSection.Validate(s, p)...)
 	}
-	if *left > 0 {
-		*left = max(*left-(len(errs)-n), 0)
+	if *limit > 0 {
+		*limit = max(*limit-(len(*list)-n), 0)
 	}
-	return errs
+}
+
+// sameValue reports whether two decoded JSON values are equal. Section names are strings, which
+// are compared without reflection.
+func sameValue(a, b any) bool {
+	if s, ok := a.(string); ok {
+		t, ok := b.(string)
+		return ok && s == t
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// field returns the field path of the member name of the node at w.path, as field.Path prints
+// it (spec.to[0].targetRef.sectionName), cut to maxFieldBytes before anything longer is copied:
+// a map key may be megabytes long.
+func (w *refWalk) field(name string) string {
+	const root = "spec"
+	n := len(root) + 1 + len(name)
+	for _, s := range w.path {
+		n += s.len()
+	}
+	if n <= maxFieldBytes {
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(root)
+		for _, s := range w.path {
+			s.writeTo(&b)
+		}
+		b.WriteByte('.')
+		b.WriteString(name)
+		return b.String()
+	}
+	// Cut as boundString cuts, without building the whole path first, and short enough with the
+	// note of its length that boundCause leaves it alone.
+	more := "... (" + strconv.Itoa(n) + " bytes in all)"
+	keep := maxFieldBytes - len(more)
+	buf := make([]byte, 0, maxFieldBytes)
+	buf = append(buf, root...)
+	for _, s := range w.path {
+		if len(buf) >= keep {
+			break
+		}
+		buf = s.appendTo(buf, keep-len(buf))
+	}
+	if len(buf) < keep {
+		buf = append(buf, '.')
+		buf = append(buf, name[:min(len(name), keep-len(buf))]...)
+	}
+	return strings.ToValidUTF8(string(buf), "") + more
+}
+
+func (s pathStep) len() int {
+	switch {
+	case !s.isKey:
+		return 2 + digits(s.index)
+	case s.key == "":
+		return 2 // field.Path prints an empty name as []
+	default:
+		return 1 + len(s.key)
+	}
+}
+
+func (s pathStep) writeTo(b *strings.Builder) {
+	switch {
+	case !s.isKey:
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(s.index))
+		b.WriteByte(']')
+	case s.key == "":
+		b.WriteString("[]")
+	default:
+		b.WriteByte('.')
+		b.WriteString(s.key)
+	}
+}
+
+// appendTo appends the step to buf, at most n bytes of it.
+func (s pathStep) appendTo(buf []byte, n int) []byte {
+	var step []byte
+	switch {
+	case !s.isKey:
+		step = strconv.AppendInt([]byte{'['}, int64(s.index), 10)
+		step = append(step, ']')
+	case s.key == "":
+		step = []byte("[]")
+	default:
+		buf = append(buf, '.')
+		return append(buf, s.key[:min(len(s.key), n-1)]...)
+	}
+	return append(buf, step[:min(len(step), n)]...)
+}
+
+func digits(i int) int {
+	n := 1
+	for ; i >= 10; i /= 10 {
+		n++
+	}
+	return n
 }
 
 // sniErrors checks the SNI Kuma builds for each port of a MeshService, MeshMultiZoneService or

@@ -150,16 +150,18 @@ func summary(errs field.ErrorList) string {
 	return b.String()
 }
 
-// boundWarnings caps warnings at maxWarnings and warningsBudget bytes, each cut to
-// maxDetailBytes, the last one counting the warnings left out.
-func boundWarnings(warnings []string) []string {
+// boundWarnings caps warnings, followed by unbuilt more that were only counted, at maxWarnings
+// and warningsBudget bytes, each cut to maxDetailBytes, the last one counting the warnings left
+// out.
+func boundWarnings(warnings []string, unbuilt int) []string {
 	if len(warnings) == 0 {
 		return warnings
 	}
-	out := make([]string, 0, min(len(warnings), maxWarnings))
+	total := len(warnings) + unbuilt
+	out := make([]string, 0, min(total, maxWarnings))
 	size := 0
 	for i, w := range warnings {
-		if i >= maxWarnings-1 && len(warnings) > maxWarnings {
+		if i >= maxWarnings-1 && total > maxWarnings {
 			break
 		}
 		w = boundString(w, maxDetailBytes)
@@ -170,7 +172,7 @@ func boundWarnings(warnings []string) []string {
 		size += cost
 		out = append(out, w)
 	}
-	if more := len(warnings) - len(out); more > 0 {
+	if more := total - len(out); more > 0 {
 		out = append(out, "… and "+formatCount(more)+" more warnings")
 	}
 	return out

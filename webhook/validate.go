@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,39 +48,51 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		log.Info("bad request", "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	limit := -1 // an UPDATE compares every problem with the old object's
-	if req.Operation == admissionv1.Create {
-		limit = MaxCauses
-	}
-	_, _, errs, notes := v.cfg.checkUpTo(g, obj, limit)
-	name := boundValue(objectName(obj, req))
-
-	var warnings []string
+	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
+	// others are counted. The walk of spec stops when the request's deadline passes.
+	w := &refWalk{ctx: ctx, limit: MaxCauses, keepLimit: maxWarnings}
+	var old *admitted
 	if req.Operation == admissionv1.Update {
-		old, err := decodeObject(req.OldObject, "oldObject", g.gk, g.wholeSpec)
-		if err != nil {
+		if old, err = decodeObject(req.OldObject, "oldObject", g.gk, g.wholeSpec); err != nil {
 			d.count(req.Operation, decisionError)
 			log.Info("bad request", "error", err.Error())
 			return admission.Errored(http.StatusBadRequest, err)
 		}
-		_, _, oldErrs, _ := v.cfg.check(g, old)
-		var kept field.ErrorList
-		errs, kept = ratchet(errs, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
-		for _, fe := range boundValues(kept) {
-			warnings = append(warnings, warning(g.gk, name, fe, "pre-existing problem, allowed on update: "))
+		w.old = old.spec
+	}
+	_, _, before, after, notes := v.cfg.checkWith(g, obj, w)
+	if w.err != nil {
+		d.count(req.Operation, decisionError)
+		log.Info("deadline passed during the decision", "kind", g.gk.String(), "error", w.err.Error())
+		return deadlinePassed(w.err)
+	}
+	name := boundValue(objectName(obj, req))
+
+	var warnings boundedWarnings
+	errs := slices.Concat(before, w.errs, after)
+	if old != nil {
+		// The problems of spec's target references were compared with the old object's by the
+		// walk; the others are compared here.
+		_, _, oldBefore, oldAfter, _ := v.cfg.checkWith(g, old, nil)
+		oldErrs := slices.Concat(oldBefore, oldAfter)
+		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
+		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
+		errs = slices.Concat(addedBefore, w.errs, addedAfter)
+		for _, fe := range boundValues(slices.Concat(keptBefore, w.kept, keptAfter)) {
+			warnings.add(g.gk, name, fe, "pre-existing problem, allowed on update: ")
 		}
 	}
 	for _, fe := range boundValues(notes) {
-		warnings = append(warnings, warning(g.gk, name, fe, ""))
+		warnings.add(g.gk, name, fe, "")
 	}
 
 	errs = boundValues(errs)
 	if d.enforcement == EnforcementDryRun {
-		warnings = nil // dry-run kinds are only logged and counted
+		warnings = boundedWarnings{} // dry-run kinds are only logged and counted
 	}
 	if len(errs) == 0 {
 		d.count(req.Operation, decisionAllowed)
-		return admission.Allowed("").WithWarnings(boundWarnings(warnings)...)
+		return admission.Allowed("").WithWarnings(warnings.bounded()...)
 	}
 	switch d.enforcement {
 	case EnforcementWarn:
@@ -88,12 +101,12 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 			prefix = "allowed for requester override " + strconv.Quote(d.override) + ": "
 		}
 		for _, fe := range errs {
-			warnings = append(warnings, warning(g.gk, name, fe, prefix))
+			warnings.add(g.gk, name, fe, prefix)
 		}
 		d.count(req.Operation, decisionWarned)
 		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
 			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
-		return admission.Allowed("").WithWarnings(boundWarnings(warnings)...)
+		return admission.Allowed("").WithWarnings(warnings.bounded()...)
 	case EnforcementDryRun:
 		d.count(req.Operation, decisionDryRun)
 		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
@@ -103,7 +116,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		d.count(req.Operation, decisionDenied)
 		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
 			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
-		return invalid(g.gk, name, errs).WithWarnings(boundWarnings(warnings)...)
+		return invalid(g.gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
 }
 
@@ -197,6 +210,28 @@ func boundValue(v string) string {
 
 func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {
 	return fmt.Sprintf("%s %q: %s%s", gk.String(), name, prefix, fe.Error())
+}
+
+// boundedWarnings are the warnings of an answer: the first ones, built, and a count of the others,
+// which no answer shows (boundWarnings).
+type boundedWarnings struct {
+	built   []string
+	unbuilt int
+}
+
+func (b *boundedWarnings) add(gk schema.GroupKind, name string, fe *field.Error, prefix string) {
+	if len(b.built) > maxWarnings {
+		b.unbuilt++
+		return
+	}
+	b.built = append(b.built, warning(gk, name, fe, prefix))
+}
+
+func (b *boundedWarnings) bounded() []string { return boundWarnings(b.built, b.unbuilt) }
+
+// deadlinePassed is the answer to a request whose deadline passed before it was decided.
+func deadlinePassed(err error) admission.Response {
+	return admission.Errored(http.StatusGatewayTimeout, fmt.Errorf("deadline passed before the review was decided: %w", err))
 }
 
 // objectName is the name to report: the object's, else the request's, else its generateName.
