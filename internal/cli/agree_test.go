@@ -234,31 +234,40 @@ func TestCheckAgreesWithWebhook(t *testing.T) {
 }
 
 // The webhook's answer carries at most webhook.MaxCauses causes, the last counting the rest, to
-// keep admission responses small; check has no such limit and lists every problem, the first
-// ones exactly as the webhook words them.
-func TestCheckListsEveryCause(t *testing.T) {
-	const n = 150
-	var to []string
-	for i := range n {
-		to = append(to, fmt.Sprintf(`{"targetRef":{"kind":"MeshService","name":"s%d","sectionName":"Port_%d"},"default":{"idleTimeout":"1s"}}`, i, i))
-	}
-	obj := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"many","namespace":"ns"},"spec":{"targetRef":{"kind":"Mesh"},"to":[` + strings.Join(to, ",") + `]}}`)
-	r := run(t, string(obj), "check", "-o", "json", "-")
-	results := decodeResults(t, r.stdout)
-	if r.code != ExitDenied || len(results) != 1 {
-		t.Fatalf("exit %d, %d results", r.code, len(results))
-	}
-	got := results[0].Causes
-	want := admit(t, webhook.DefaultConfig(), obj)
-	if len(got) != n || len(want.causes) != webhook.MaxCauses {
-		t.Fatalf("check lists %d causes, the webhook %d; want %d and %d", len(got), len(want.causes), n, webhook.MaxCauses)
-	}
-	for i, c := range want.causes[:webhook.MaxCauses-1] {
-		if got[i] != c {
-			t.Errorf("cause %d: check %v, webhook %v", i, got[i], c)
-		}
-	}
-	if last := want.causes[webhook.MaxCauses-1]; !strings.Contains(last.Message, "more") {
-		t.Errorf("the webhook's last cause %v should count the rest", last)
+// keep admission responses small; check shows the same causes, the same count, exactly as the
+// webhook words them, so that an object with millions of problems prints a bounded answer.
+func TestCheckCapsCausesAsTheWebhook(t *testing.T) {
+	for _, n := range []int{webhook.MaxCauses, webhook.MaxCauses + 1, 1500} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var to []string
+			for i := range n {
+				to = append(to, fmt.Sprintf(`{"targetRef":{"kind":"MeshService","name":"s%d","sectionName":"Port_%d"},"default":{"idleTimeout":"1s"}}`, i, i))
+			}
+			obj := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"many","namespace":"ns"},"spec":{"targetRef":{"kind":"Mesh"},"to":[` + strings.Join(to, ",") + `]}}`)
+			r := run(t, string(obj), "check", "-o", "json", "-")
+			results := decodeResults(t, r.stdout)
+			if r.code != ExitDenied || len(results) != 1 {
+				t.Fatalf("exit %d, %d results", r.code, len(results))
+			}
+			got := results[0].Causes
+			want := admit(t, webhook.DefaultConfig(), obj)
+			if len(got) != len(want.causes) || len(got) != webhook.MaxCauses {
+				t.Fatalf("check lists %d causes, the webhook %d; want %d", len(got), len(want.causes), webhook.MaxCauses)
+			}
+			for i, c := range want.causes {
+				if got[i] != c {
+					t.Errorf("cause %d: check %v, webhook %v", i, got[i], c)
+				}
+			}
+			if more := n - webhook.MaxCauses + 1; n > webhook.MaxCauses {
+				if want := fmt.Sprintf("… and %s more", formatCount(more)); got[len(got)-1].Message != want {
+					t.Errorf("last cause %v, want %q", got[len(got)-1], want)
+				}
+				text := run(t, string(obj), "check", "-").stdout
+				if last := text[strings.LastIndex(text[:len(text)-1], "\n")+1:]; last != "-:1: MeshTimeout ns/many: "+got[len(got)-1].Message+"\n" {
+					t.Errorf("last text line %q", last)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -21,12 +22,16 @@ build" print — and judges every guarded Kuma and Kong object as the admission 
 CREATE by a user no requester override names: the mutating webhook's patch first (a generateName
 object is judged under the name it gets), then every validating rule, with the configuration
 file the webhook uses (--config). Other objects are skipped. A document that cannot be read is
-an error with its file and line; the others are still judged.
+an error with its file and line; the others are still judged. Files in folders that are not
+manifests (no apiVersion or kind: Helm values, tool configurations) are skipped with one note;
+--strict makes them errors.
 
 Text output is one line per problem, "file:line: Kind namespace/name: field: message"; JSON is one
 array with an element per guarded object (docs/cli.md).`,
 		example: `  kriguard check examples/
   kriguard check -o json deploy/ extra.yaml
+  kriguard check --strict deploy/
+  kriguard check <(helm template charts/app)
   helm template charts/app | kriguard check --config kriguard.yaml -
   kustomize build overlays/prod | kriguard check -`,
 		flags: func(a *app, fs *pflag.FlagSet) {
@@ -39,6 +44,7 @@ array with an element per guarded object (docs/cli.md).`,
 
 func docFlags(a *app, fs *pflag.FlagSet) {
 	fs.IntVar(&a.maxDocBytes, "max-document-bytes", manifest.DefaultMaxDocumentBytes, "largest document read; a larger one is an error")
+	fs.BoolVar(&a.strictFiles, "strict", false, "a file in a folder that is not a Kubernetes manifest (no apiVersion or kind: Helm values, tool configurations) is an error, not skipped")
 }
 
 func runCheck(a *app, ctx context.Context, args []string) int {
@@ -65,11 +71,16 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 // error, or the context's.
 func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result, webhook.Verdict) error) error {
 	o := manifest.Options{MaxDocumentBytes: a.maxDocBytes, Stdin: a.streams.In}
-	return manifest.Walk(paths, o, func(d manifest.Document) error {
+	skipped := map[string]bool{} // files found in folders that are not manifests
+	err := manifest.Walk(paths, o, func(d manifest.Document) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if d.Err != nil {
+			if d.InFolder && !a.strictFiles && errors.Is(d.Err, manifest.ErrNotObject) {
+				skipped[d.Source] = true
+				return nil
+			}
 			t.errors++
 			a.reportInput(location(d.Source, d.Line), d.Err)
 			return nil
@@ -94,6 +105,14 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		// Printed as decided: the next document may be long in coming down a pipe.
 		return a.out.Flush()
 	})
+	if n := len(skipped); n > 0 && err == nil {
+		files := "files"
+		if n == 1 {
+			files = "file"
+		}
+		fmt.Fprintf(a.errOut, "kriguard: note: skipped %d %s found in folders that are not Kubernetes manifests (no apiVersion or kind, such as Helm values); --strict makes them errors\n", n, files)
+	}
+	return err
 }
 
 // reportInput prints an input error on standard error (after what is already on standard output:

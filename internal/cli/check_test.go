@@ -190,3 +190,33 @@ func TestCheckHelmTemplate(t *testing.T) {
 		t.Errorf("exit %d, stdout %q; want exit 1 and a line starting %q", r.code, r.stdout, want)
 	}
 }
+
+// A chart or a repository folder holds files that are not manifests beside the ones that are:
+// Helm values, Chart.yaml, tool configurations. check skips them with one note (--strict makes
+// them errors); a file named on the command line is still an error.
+func TestCheckFolderSkipsFilesThatAreNotManifests(t *testing.T) {
+	dir := t.TempDir()
+	bad := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: bad\n  namespace: ns\n  labels:\n    kuma.io/mesh: Mesh_1\n"
+	writeFile(t, dir, "app/deploy.yaml", bad)
+	values := writeFile(t, dir, "app/values.yaml", "replicaCount: 2\nimage:\n  repository: nginx\n")
+	writeFile(t, dir, "app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
+	writeFile(t, dir, "app/ci/list.yml", "- one\n- two\n")
+	writeFile(t, dir, "app/package.json", `{"name": "tooling"}`)
+	finding := "app/deploy.yaml:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""
+	note := "kriguard: note: skipped 4 files found in folders that are not Kubernetes manifests (no apiVersion or kind, such as Helm values); --strict makes them errors\n"
+
+	r := run(t, "", "check", dir)
+	if r.code != ExitDenied || !strings.Contains(r.stdout, finding) || r.stderr != note {
+		t.Errorf("exit %d, want %d with the manifest's finding and one note\nstdout: %s\nstderr: %s", r.code, ExitDenied, r.stdout, r.stderr)
+	}
+
+	r = run(t, "", "check", "--strict", dir)
+	if r.code != ExitError || !strings.Contains(r.stdout, finding) || strings.Count(r.stderr, ": error: not a Kubernetes object") != 4 {
+		t.Errorf("--strict: exit %d, want %d with the finding and 4 errors\nstdout: %s\nstderr: %s", r.code, ExitError, r.stdout, r.stderr)
+	}
+
+	r = run(t, "", "check", values)
+	if want := values + ":1: error: not a Kubernetes object: kind is missing"; r.code != ExitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("a file named itself: exit %d, stderr %q; want %d and %q", r.code, r.stderr, ExitError, want)
+	}
+}

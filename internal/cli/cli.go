@@ -105,6 +105,7 @@ type app struct {
 
 	// check, kri of
 	maxDocBytes int
+	strictFiles bool
 
 	// policy
 	policy admissionpolicy.Options
@@ -172,6 +173,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err := fs.Parse(rest); err != nil {
 		return a.usageFail(path, err)
 	}
+	if cmd.run == nil && fs.NArg() > 0 { // also with --help: "kriguard frobnicate --help" is a mistake
+		return a.usageFail(path, usagef("unknown command %q", fs.Arg(0)))
+	}
 	switch {
 	case *help:
 		a.printHelp(a.out, cmd, path, fs)
@@ -180,9 +184,6 @@ func (a *app) run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.out, versionString(a.streams.Version))
 		return ExitOK
 	case cmd.run == nil:
-		if fs.NArg() > 0 {
-			return a.usageFail(path, usagef("unknown command %q", fs.Arg(0)))
-		}
 		a.printHelp(a.errOut, cmd, path, fs)
 		return ExitError
 	}

@@ -93,6 +93,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{name: "kri name help", args: []string{"kri", "name", "--help"}, stdout: []string{"--mesh", "--zone", "backend-4dv9w4x47w8w98v4"}},
 		{name: "no command", args: nil, code: ExitError, stderr: []string{"Commands:"}, noStdout: true},
 		{name: "unknown command", args: []string{"lint"}, code: ExitError, stderr: []string{`kriguard: unknown command "lint"`, "Run 'kriguard --help' for usage."}, noStdout: true},
+		{name: "unknown command with --help", args: []string{"frobnicate", "--help"}, code: ExitError, stderr: []string{`kriguard: unknown command "frobnicate"`}, noStdout: true},
+		{name: "unknown kri command with -h", args: []string{"kri", "frobnicate", "-h"}, code: ExitError, stderr: []string{`kriguard kri: unknown command "frobnicate"`}, noStdout: true},
 		{name: "unknown flag", args: []string{"check", "--fast", "x"}, code: ExitError, stderr: []string{"kriguard check: unknown flag: --fast", "Run 'kriguard check --help'"}, noStdout: true},
 		{name: "bad output", args: []string{"check", "-o", "yaml", "x"}, code: ExitError, stderr: []string{`--output must be "text" or "json", not "yaml"`}, noStdout: true},
 		{name: "check without paths", args: []string{"check"}, code: ExitError, stderr: []string{"no PATH given"}, noStdout: true},
@@ -126,6 +128,25 @@ func TestHelpAndVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every command's --help shows examples that start with the command itself.
+func TestEveryHelpHasExamples(t *testing.T) {
+	var visit func(c *command, path []string)
+	visit = func(c *command, path []string) {
+		path = append(path, c.name)
+		t.Run(strings.Join(path, " "), func(t *testing.T) {
+			r := run(t, "", append(path[1:], "--help")...)
+			_, ex, ok := strings.Cut(r.stdout, "\nExamples:\n")
+			if r.code != ExitOK || !ok || !strings.HasPrefix(ex, "  "+strings.Join(path, " ")) {
+				t.Errorf("exit %d, help without examples of %q:\n%s", r.code, strings.Join(path, " "), r.stdout)
+			}
+		})
+		for _, s := range c.subs {
+			visit(s, path)
+		}
+	}
+	visit(commands(), nil)
 }
 
 // blockingReader gives its text, then blocks until released, as a pipe whose writer stays open.

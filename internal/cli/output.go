@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -62,12 +63,44 @@ func warnings(errs field.ErrorList) []Cause {
 	return causes(errs)
 }
 
+// maxFieldBytes bounds a field path as the webhook's answers bound it (docs/limits.md): a path
+// is cut only when absurd, a map key of megabytes for instance.
+const maxFieldBytes = 4 << 10
+
+// causes are the first webhook.MaxCauses-1 problems of errs, each with its field path cut to
+// maxFieldBytes, and one more that counts the rest, as the webhook's denial shows them; all of
+// them when there are no more than webhook.MaxCauses.
 func causes(errs field.ErrorList) []Cause {
-	out := make([]Cause, 0, len(errs))
-	for _, fe := range errs {
-		out = append(out, Cause{Field: fe.Field, Message: fe.ErrorBody()})
+	shown := errs
+	if len(errs) > webhook.MaxCauses {
+		shown = errs[:webhook.MaxCauses-1]
+	}
+	out := make([]Cause, 0, len(shown)+1)
+	for _, fe := range shown {
+		c := Cause{Field: boundString(fe.Field, maxFieldBytes), Message: fe.ErrorBody()}
+		out = append(out, c)
+	}
+	if more := len(errs) - len(shown); more > 0 {
+		out = append(out, Cause{Message: "… and " + formatCount(more) + " more"})
 	}
 	return out
+}
+
+// boundString cuts s to about n bytes, saying how long it was, as the webhook does.
+func boundString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "... (" + strconv.Itoa(len(s)) + " bytes in all)"
+}
+
+// formatCount writes n with thousands separators, as the webhook does: 15900 is "15,900".
+func formatCount(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // location is "file:line", or the source alone when there is no line.
@@ -123,6 +156,11 @@ func (t *textWriter) write(r Result) error {
 }
 
 func (t *textWriter) line(r Result, c Cause, suffix string) error {
+	if c.Field == "" { // "… and 51 more"
+		_, err := fmt.Fprintf(t.w, "%s: %s: %s%s\n", location(r.Source, r.Line),
+			objectRef(r.Kind, r.Namespace, r.Name), c.Message, suffix)
+		return err
+	}
 	_, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", location(r.Source, r.Line),
 		objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix)
 	return err

@@ -37,9 +37,17 @@ type Document struct {
 	Object []byte
 	// APIVersion and Kind are the object's.
 	APIVersion, Kind string
-	// Err says why the document could not be read.
+	// Err says why the document could not be read. It wraps ErrNotObject when the document is
+	// not a Kubernetes object.
 	Err error
+	// InFolder says that Source was found by walking a folder rather than named itself.
+	InFolder bool
 }
+
+// ErrNotObject is wrapped by the error of a document that was read but is not a Kubernetes
+// object: not a mapping, or without apiVersion or kind (Helm values, kustomize and tool
+// configurations).
+var ErrNotObject = errors.New("not a Kubernetes object")
 
 // GroupVersionKind returns the document's group, version and kind.
 func (d *Document) GroupVersionKind() schema.GroupVersionKind {
@@ -102,7 +110,10 @@ func walkPath(p string, o Options, fn func(Document) error) error {
 		if !isManifest(path) || !d.Type().IsRegular() {
 			return nil
 		}
-		return readFile(path, o, fn)
+		return readFile(path, o, func(d Document) error {
+			d.InFolder = true
+			return fn(d)
+		})
 	})
 }
 
@@ -358,7 +369,7 @@ func readHeader(j []byte) (header, error) {
 	var h header
 	t := bytes.TrimLeft(j, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
-		return h, errors.New("not a Kubernetes object: want a mapping with apiVersion and kind")
+		return h, fmt.Errorf("%w: want a mapping with apiVersion and kind", ErrNotObject)
 	}
 	if err := json.Unmarshal(j, &h); err != nil {
 		return h, fmt.Errorf("apiVersion or kind: %w", err)
@@ -373,9 +384,9 @@ func object(source string, line int, j []byte, h header, err error) Document {
 	case err != nil:
 		d.Err = err
 	case h.Kind == "":
-		d.Err = errors.New("not a Kubernetes object: kind is missing")
+		d.Err = fmt.Errorf("%w: kind is missing", ErrNotObject)
 	case h.APIVersion == "":
-		d.Err = errors.New("not a Kubernetes object: apiVersion is missing")
+		d.Err = fmt.Errorf("%w: apiVersion is missing", ErrNotObject)
 	default:
 		if _, err := schema.ParseGroupVersion(h.APIVersion); err != nil {
 			d.Err = fmt.Errorf("apiVersion: %w", err)
