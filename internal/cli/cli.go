@@ -109,6 +109,8 @@ type app struct {
 
 	// policy
 	policy admissionpolicy.Options
+
+	fix fixFlags
 }
 
 // command is one subcommand.
@@ -143,7 +145,7 @@ Exit status: 0 nothing denied, 1 at least one object or name denied, 2 usage or 
   kriguard envoy http://127.0.0.1:9901/config_dump?include_eds
   kriguard kri explain kri_mt_default__kuma-demo_timeouts_
   kriguard policy --config kriguard.yaml > policies.yaml`,
-		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand(), policyCommand()},
+		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand(), policyCommand(), fixCommand()},
 	}
 }
 
