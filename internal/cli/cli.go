@@ -144,7 +144,8 @@ Exit status: 0 nothing denied, 1 at least one object or name denied, 2 usage or 
   kriguard audit -A -o json
   kriguard envoy http://127.0.0.1:9901/config_dump?include_eds
   kriguard kri explain kri_mt_default__kuma-demo_timeouts_
-  kriguard policy --config kriguard.yaml > policies.yaml`,
+  kriguard policy --config kriguard.yaml > policies.yaml
+  kriguard fix --kuma-version 3.0 --diff deploy/`,
 		subs: []*command{checkCommand(), auditCommand(), envoyCommand(), kriCommand(), policyCommand(), fixCommand()},
 	}
 }

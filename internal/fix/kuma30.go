@@ -334,7 +334,7 @@ func (r *rewriter) meshAnnotation(m *yaml.Node, field string) {
 	if !ok || mesh == "" {
 		return // 2.14 ignored an empty annotation too
 	}
-	labelsK, labels := get(m, "labels")
+	_, labels := get(m, "labels")
 	if _, l := get(labels, meshKey); l != nil {
 		return // the label wins on 2.14 and is all 3.0 reads
 	}
@@ -355,7 +355,7 @@ func (r *rewriter) meshAnnotation(m *yaml.Node, field string) {
 		r.text.replaceLine(annK.Line, withComment(prefix+"labels:", annK))
 		return
 	case labels == nil:
-		labelsK = newString("labels", nil)
+		labelsK := newString("labels", nil)
 		labels = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{newString(meshKey, nil), newString(mesh, mv)}}
 		insertBefore(m, annK, labelsK, labels)
 		if prefix, ok := linePrefix(r.src, annK); ok && strings.Trim(prefix, " ") == "" {
