@@ -126,8 +126,7 @@ func (a *app) fixFile(name string, s *fixSummary) error {
 			return fmt.Errorf("writing output: %w", err)
 		}
 	case len(res.Changes) > 0:
-		// WriteFile keeps the file's mode, owner and links.
-		if err := os.WriteFile(name, res.Output, 0o644); err != nil {
+		if err := fix.WriteFile(name, res.Output); err != nil {
 			return fmt.Errorf("writing: %w", unwrapPath(err))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -76,4 +77,37 @@ func UnifiedDiff(path string, before, after []byte) string {
 		return ""
 	}
 	return d
+}
+
+// WriteFile replaces the contents of the file path with data at once: data goes to a new file
+// beside it, which is renamed over it, so that an interrupted run leaves the old file or the new
+// one, never half of one. The file keeps its mode; a symbolic link is followed, not replaced.
+func WriteFile(path string, data []byte) (err error) {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kriguard-fix-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(info.Mode().Perm()); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -730,3 +730,34 @@ func TestSplitDocuments(t *testing.T) {
 		t.Errorf("got %q at %v, want %q at [1 2 4 8]", got, lines, want)
 	}
 }
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.yaml")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink("real.yaml", link); err != nil {
+		t.Skip(err)
+	}
+	if err := WriteFile(link, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+	b, err := os.ReadFile(target)
+	if err != nil || string(b) != "new\n" {
+		t.Errorf("target: %q, %v", b, err)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left behind: %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "missing.yaml"), nil); err == nil {
+		t.Error("a missing file: no error")
+	}
+}
