@@ -324,7 +324,7 @@ spec:
     kind: Dataplane
     namespace: app
 `,
-		finding: "namespace without a name",
+		finding: "has no name to translate",
 	}, {
 		name: "a kuma.io/service value as a MeshService name",
 		in: `apiVersion: kuma.io/v1alpha1

@@ -237,7 +237,7 @@ func (r *rewriter) ref(ref *yaml.Node, field string, site refSite, policyNS stri
 		r.finding(ref, field, "name or namespace is not a string: write the labels %s and %s by hand", displayNameLabel, namespaceLabel)
 		return
 	case name == "":
-		r.finding(ref, field, "selects by namespace without a name: write the labels it should select by hand")
+		r.finding(ref, field, "has no name to translate: write the labels it should select by hand")
 		return
 	case kind == "MeshService" && strings.Contains(name, "_"):
 		r.finding(nameK, field+".name", "%q is a kuma.io/service value, which Kuma 2.14 resolved to a MeshService by name, namespace and port; Kuma 3.0 only selects by labels: write %s and %s, and the port's name as sectionName", name, displayNameLabel, namespaceLabel)
