@@ -49,7 +49,7 @@ func TestBinary(t *testing.T) {
 		stderr string
 	}{
 		{name: "version", args: []string{"--version"}, stdout: "kriguard v9.9.9-test ("},
-		{name: "denied", args: []string{"check", "-"}, stdin: bad, code: 1, stdout: "-:1: " + denial},
+		{name: "denied", args: []string{"check", "-"}, stdin: bad, code: 1, stdout: "-:6:5: " + denial},
 		{name: "usage", args: []string{"check"}, code: 2, stderr: "kriguard check: no PATH given"},
 		{name: "input error", args: []string{"check", "-"}, stdin: "kind: [", code: 2, stderr: "-:1: error: invalid YAML"},
 	}
@@ -101,8 +101,8 @@ func TestSignalEndsBlockedRead(t *testing.T) {
 	}{
 		{name: "FIFO without a writer", args: []string{"check", "FIFO"}, sig: syscall.SIGINT, code: 130},
 		{name: "FIFO without a writer, SIGTERM", args: []string{"check", "FIFO"}, sig: syscall.SIGTERM, code: 143},
-		{name: "FIFO open", args: []string{"check", "FIFO"}, input: bad + "---\n", sig: syscall.SIGINT, code: 130, stdout: "FIFO:1: " + denial},
-		{name: "stdin", args: []string{"check", "-"}, input: bad + "---\n", stdin: true, sig: syscall.SIGTERM, code: 143, stdout: "-:1: " + denial},
+		{name: "FIFO open", args: []string{"check", "FIFO"}, input: bad + "---\n", sig: syscall.SIGINT, code: 130, stdout: "FIFO:6:5: " + denial},
+		{name: "stdin", args: []string{"check", "-"}, input: bad + "---\n", stdin: true, sig: syscall.SIGTERM, code: 143, stdout: "-:6:5: " + denial},
 		{name: "stdin json", args: []string{"check", "-o", "json", "-"}, input: bad + "---\n", stdin: true, sig: syscall.SIGINT, code: 130, stdout: `"allowed":false`},
 		{name: "stdin empty", args: []string{"check", "-"}, stdin: true, sig: syscall.SIGINT, code: 130},
 		{name: "kri of", args: []string{"kri", "of", "-"}, input: bad + "---\n", stdin: true, sig: syscall.SIGINT, code: 130, stdout: "-:1: MeshTimeout t: kri_mt_Mesh_1"},
@@ -251,7 +251,7 @@ func TestProcessSubstitution(t *testing.T) {
 	r.Close()
 	go func() { io.WriteString(w, bad); w.Close() }()
 	code := exitCode(t, cmd.Wait())
-	if want := "/dev/fd/3:1: " + denial; code != 1 || !strings.HasPrefix(stdout.String(), want) {
+	if want := "/dev/fd/3:6:5: " + denial; code != 1 || !strings.HasPrefix(stdout.String(), want) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout.String(), stderr.String(), want)
 	}
 }

@@ -171,7 +171,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			if !v.Allowed {
 				t.denied++
 			}
-			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v))
+			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v, nil))
 		}, func() error {
 			if err := flush(); err != nil {
 				return err

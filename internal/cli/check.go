@@ -99,7 +99,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if !v.Allowed {
 			t.denied++
 		}
-		if err := emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v), v); err != nil {
+		if err := emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v, d.Position), v); err != nil {
 			return err
 		}
 		// Printed as decided: the next document may be long in coming down a pipe.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,25 +110,25 @@ spec:
 	}{
 		{name: "nothing denied", args: []string{goodFile}, code: ExitOK},
 		{name: "a denied object", args: []string{badFile}, code: ExitDenied,
-			stdout: badFile + `:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
+			stdout: badFile + `:7:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
 		{name: "warn enforcement allows, and says so", args: []string{"--config", warn, badFile}, code: ExitOK,
-			stdout: badFile + `:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_') (allowed: warn)` + "\n"},
+			stdout: badFile + `:7:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_') (allowed: warn)` + "\n"},
 		{name: "standard input", stdin: bad, args: []string{"-"}, code: ExitDenied,
-			stdout: `-:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
+			stdout: `-:7:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n"},
 		{name: "a broken document is an input error, the others are judged", args: []string{mixed}, code: ExitError,
-			stdout: mixed + `:6: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
+			stdout: mixed + `:12:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
 			stderr: mixed + ":14: error: invalid YAML: line 14: did not find expected node content\n"},
 		{name: "binary file", args: []string{binary, goodFile}, code: ExitError,
 			stderr: binary + ":1: error: binary data: the file is not a text manifest\n"},
 		{name: "huge document", args: []string{"--max-document-bytes", "1000", huge}, code: ExitError,
-			stdout: huge + `:9: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
+			stdout: huge + `:15:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')` + "\n",
 			stderr: huge + ":1: error: document is larger than 1000 bytes\n"},
 		{name: "missing path", args: []string{filepath.Join(dir, "nope.yaml"), goodFile}, code: ExitError,
 			stderr: filepath.Join(dir, "nope.yaml") + ": error: reading: no such file or directory\n"},
 		{name: "a JSON List", args: []string{list}, code: ExitDenied,
-			stdout: list + `:3: MeshRetry ns/B: metadata.name: Invalid value: "B": must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')` + "\n"},
+			stdout: list + `:3:72: MeshRetry ns/B: metadata.name: Invalid value: "B": must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')` + "\n"},
 		{name: "what the webhook admits with a warning", args: []string{patch}, code: ExitOK,
-			stdout: patch + `:1: MeshProxyPatch kuma-system/patch: spec.default.appendModifications[0].listener.match.name: Invalid value: "inbound:10.42.0.9:8080": contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there) (warning)` + "\n"},
+			stdout: patch + `:14:13: MeshProxyPatch kuma-system/patch: spec.default.appendModifications[0].listener.match.name: Invalid value: "inbound:10.42.0.9:8080": contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there) (warning)` + "\n"},
 		{name: "an object the webhook cannot decode", args: []string{labels}, code: ExitError,
 			stderr: labels + ":1: MeshTimeout: error: decoding object: metadata.labels: .metadata.labels accessor error: contains non-string value in the map under key \"kuma.io/mesh\": [a] is of the type []interface {}, expected string\n"},
 	}
@@ -186,7 +187,7 @@ func TestCheckHelmTemplate(t *testing.T) {
 	lines := strings.Count(out, "\n")
 	bad := "---\n# Source: app/templates/timeout.yaml\napiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: T\n"
 	r := run(t, out+bad, "check", "-")
-	if want := fmt.Sprintf("-:%d: MeshTimeout T: metadata.name: ", lines+3); r.code != ExitDenied || !strings.HasPrefix(r.stdout, want) {
+	if want := fmt.Sprintf("-:%d:3: MeshTimeout T: metadata.name: ", lines+6); r.code != ExitDenied || !strings.HasPrefix(r.stdout, want) {
 		t.Errorf("exit %d, stdout %q; want exit 1 and a line starting %q", r.code, r.stdout, want)
 	}
 }
@@ -202,7 +203,7 @@ func TestCheckFolderSkipsFilesThatAreNotManifests(t *testing.T) {
 	writeFile(t, dir, "app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
 	writeFile(t, dir, "app/ci/list.yml", "- one\n- two\n")
 	writeFile(t, dir, "app/package.json", `{"name": "tooling"}`)
-	finding := "app/deploy.yaml:1: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""
+	finding := "app/deploy.yaml:7:5: MeshTimeout ns/bad: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""
 	note := "kriguard: note: skipped 4 files found in folders that are not Kubernetes manifests (no apiVersion or kind, such as Helm values); --strict makes them errors\n"
 
 	r := run(t, "", "check", dir)
@@ -218,5 +219,80 @@ func TestCheckFolderSkipsFilesThatAreNotManifests(t *testing.T) {
 	r = run(t, "", "check", values)
 	if want := values + ":1: error: not a Kubernetes object: kind is missing"; r.code != ExitError || !strings.Contains(r.stderr, want) {
 		t.Errorf("a file named itself: exit %d, stderr %q; want %d and %q", r.code, r.stderr, ExitError, want)
+	}
+}
+
+// Each problem is reported where its field is written, line and column, in YAML of any style, in
+// JSON, in the items of a List and in the later documents of a stream; a field the source does
+// not hold is placed at the closest field above it.
+func TestCheckPositions(t *testing.T) {
+	head := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  namespace: ns\n"
+	var deep strings.Builder
+	deep.WriteString(head + "spec:\n")
+	indent := "  "
+	for i := range 60 {
+		fmt.Fprintf(&deep, "%sl%d:\n", indent, i)
+		indent += "  "
+	}
+	deep.WriteString(indent + "targetRef:\n" + indent + "  kind: MeshService\n" + indent + "  sectionName: BAD_DEEP\n")
+	tests := []struct {
+		name, input string
+		markers     []string // where each problem is, in order: the first occurrence of each
+	}{
+		{name: "block YAML, second document",
+			input:   head + "---\n" + head + "  labels:\n    kuma.io/mesh: Mesh_1\nspec:\n  to:\n    - targetRef:\n        kind: MeshService\n        sectionName: BAD_1\n",
+			markers: []string{"kuma.io/mesh: Mesh_1", "sectionName: BAD_1"}},
+		{name: "deeply nested", input: deep.String(), markers: []string{"sectionName: BAD_DEEP"}},
+		{name: "flow style",
+			input:   "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: ns, labels: {kuma.io/mesh: Mesh_1}}\nspec: {to: [{targetRef: {kind: MeshService, sectionName: BAD_2}}]}\n",
+			markers: []string{"kuma.io/mesh: Mesh_1", "sectionName: BAD_2"}},
+		{name: "JSON",
+			input:   "{\n  \"apiVersion\": \"kuma.io/v1alpha1\", \"kind\": \"MeshTimeout\",\n  \"metadata\": {\"name\": \"t\", \"labels\": {\"kuma.io/mesh\": \"Mesh_1\"}},\n  \"spec\": {\"to\": [{\"targetRef\": {\"sectionName\": \"BAD_3\"}}]}\n}\n",
+			markers: []string{`"kuma.io/mesh": "Mesh_1"`, `"sectionName": "BAD_3"`}},
+		{name: "JSON after JSON",
+			input:   `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}} {"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout", "metadata": {"name": "T"}}`,
+			markers: []string{`"name": "T"`}},
+		{name: "List items",
+			input: "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: kuma.io/v1alpha1\n    kind: MeshTimeout\n    metadata:\n      name: ok\n" +
+				"  - apiVersion: kuma.io/v1alpha1\n    kind: MeshTimeout\n    metadata:\n      name: t\n      labels: {kuma.io/mesh: Mesh_1}\n    spec:\n      to:\n        - targetRef: {sectionName: BAD_4}\n",
+			markers: []string{"kuma.io/mesh: Mesh_1", "sectionName: BAD_4"}},
+		{name: "a key with dots",
+			input:   head + "spec:\n  a.b:\n    targetRef: {sectionName: BAD_5}\n  a:\n    c: {}\n",
+			markers: []string{"sectionName: BAD_5"}},
+		{name: "a field the source does not hold", // a Dataplane needs a mesh field: placed at the object
+			input:   "apiVersion: kuma.io/v1alpha1\nkind: Dataplane\nmetadata:\n  name: dp\n  namespace: ns\n",
+			markers: []string{"apiVersion"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.input, "check", "-")
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			if r.code != ExitDenied || len(lines) != len(tt.markers) {
+				t.Fatalf("exit %d, stderr %q, %d lines, want %d:\n%s", r.code, r.stderr, len(lines), len(tt.markers), r.stdout)
+			}
+			for i, m := range tt.markers {
+				i0 := strings.Index(tt.input, m)
+				line := strings.Count(tt.input[:i0], "\n") + 1
+				col := i0 - strings.LastIndexByte(tt.input[:i0], '\n')
+				if want := fmt.Sprintf("-:%d:%d: ", line, col); !strings.HasPrefix(lines[i], want) {
+					t.Errorf("problem %d: %s\nwant it at %s (%q)", i, lines[i], want, m)
+				}
+			}
+			var rs []Result
+			if err := json.Unmarshal([]byte(run(t, tt.input, "check", "-o", "json", "-").stdout), &rs); err != nil {
+				t.Fatal(err)
+			}
+			var pos []string
+			for _, res := range rs {
+				for _, c := range res.Causes {
+					pos = append(pos, fmt.Sprintf("-:%d:%d: ", c.Line, c.Column))
+				}
+			}
+			for i, l := range lines {
+				if i >= len(pos) || !strings.HasPrefix(l, pos[i]) {
+					t.Errorf("-o json places problem %d at %v, text at %s", i, pos, l)
+				}
+			}
+		})
 	}
 }

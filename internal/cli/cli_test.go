@@ -172,7 +172,7 @@ func TestMainInterrupted(t *testing.T) {
 	for _, tt := range []struct {
 		format, want string
 	}{
-		{"text", "-:1: MeshTimeout t: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""},
+		{"text", "-:6:5: MeshTimeout t: metadata.labels[kuma.io/mesh]: Invalid value: \"Mesh_1\""},
 		{"json", "[\n{\"source\":\"-\",\"line\":1,"},
 	} {
 		t.Run(tt.format, func(t *testing.T) {

@@ -25,6 +25,6 @@ metadata:
 	})
 	fmt.Println("exit", code)
 	// Output:
-	// -:1: MeshTimeout kuma-demo/timeouts: metadata.labels[kuma.io/mesh]: Invalid value: "Payments_Mesh": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'P', '_', 'M')
+	// -:7:5: MeshTimeout kuma-demo/timeouts: metadata.labels[kuma.io/mesh]: Invalid value: "Payments_Mesh": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'P', '_', 'M')
 	// exit 1
 }

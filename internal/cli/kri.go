@@ -99,9 +99,9 @@ func explain(reg *naming.Registry, s string) explained {
 	if err != nil {
 		var pe *naming.ParseError
 		if errors.As(err, &pe) {
-			e.Problems = causes(pe.Errs)
+			e.Problems = causes(pe.Errs, nil)
 		} else {
-			e.Problems = causes(field.ErrorList{field.Invalid(field.NewPath(naming.Prefix), s, err.Error())})
+			e.Problems = causes(field.ErrorList{field.Invalid(field.NewPath(naming.Prefix), s, err.Error())}, nil)
 		}
 		return e
 	}

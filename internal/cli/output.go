@@ -40,9 +40,17 @@ type Result struct {
 type Cause struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	// Line and Column are where the field is written in a file: its key, or its item in a list;
+	// left out for the cluster.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
-func newResult(source string, line int, apiVersion, kind string, v webhook.Verdict) Result {
+// positions finds a field in the file an object was read from: line and column (0 when not
+// known). It is nil for objects of the cluster.
+type positions func(field string) (line, column int)
+
+func newResult(source string, line int, apiVersion, kind string, v webhook.Verdict, pos positions) Result {
 	name := v.Name
 	if name == "" && v.GenerateName != "" {
 		name = v.GenerateName + "*"
@@ -52,15 +60,15 @@ func newResult(source string, line int, apiVersion, kind string, v webhook.Verdi
 		kri = v.KRI
 	}
 	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: v.Namespace,
-		Name: name, KRI: kri, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes),
-		Warnings: warnings(v.Warnings)}
+		Name: name, KRI: kri, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes, pos),
+		Warnings: warnings(v.Warnings, pos)}
 }
 
-func warnings(errs field.ErrorList) []Cause {
+func warnings(errs field.ErrorList, pos positions) []Cause {
 	if len(errs) == 0 {
 		return nil
 	}
-	return causes(errs)
+	return causes(errs, pos)
 }
 
 // maxFieldBytes bounds a field path as the webhook's answers bound it (docs/limits.md): a path
@@ -69,8 +77,8 @@ const maxFieldBytes = 4 << 10
 
 // causes are the first webhook.MaxCauses-1 problems of errs, each with its field path cut to
 // maxFieldBytes, and one more that counts the rest, as the webhook's denial shows them; all of
-// them when there are no more than webhook.MaxCauses.
-func causes(errs field.ErrorList) []Cause {
+// them when there are no more than webhook.MaxCauses. pos, when not nil, places each.
+func causes(errs field.ErrorList, pos positions) []Cause {
 	shown := errs
 	if len(errs) > webhook.MaxCauses {
 		shown = errs[:webhook.MaxCauses-1]
@@ -78,10 +86,17 @@ func causes(errs field.ErrorList) []Cause {
 	out := make([]Cause, 0, len(shown)+1)
 	for _, fe := range shown {
 		c := Cause{Field: boundString(fe.Field, maxFieldBytes), Message: fe.ErrorBody()}
+		if pos != nil {
+			c.Line, c.Column = pos(fe.Field)
+		}
 		out = append(out, c)
 	}
 	if more := len(errs) - len(shown); more > 0 {
-		out = append(out, Cause{Message: "… and " + formatCount(more) + " more"})
+		c := Cause{Message: "… and " + formatCount(more) + " more"}
+		if pos != nil {
+			c.Line, c.Column = pos("")
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -109,6 +124,14 @@ func location(source string, line int) string {
 		return source
 	}
 	return source + ":" + strconv.Itoa(line)
+}
+
+// position is "file:line:column", as compilers write it, or "file:line" without a column.
+func position(source string, line, column int) string {
+	if column <= 0 {
+		return location(source, line)
+	}
+	return source + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(column)
 }
 
 // objectRef is "Kind ns/name", or "Kind name" for an object without a namespace.
@@ -156,13 +179,15 @@ func (t *textWriter) write(r Result) error {
 }
 
 func (t *textWriter) line(r Result, c Cause, suffix string) error {
+	where := location(r.Source, r.Line)
+	if c.Line > 0 {
+		where = position(r.Source, c.Line, c.Column)
+	}
 	if c.Field == "" { // "… and 51 more"
-		_, err := fmt.Fprintf(t.w, "%s: %s: %s%s\n", location(r.Source, r.Line),
-			objectRef(r.Kind, r.Namespace, r.Name), c.Message, suffix)
+		_, err := fmt.Fprintf(t.w, "%s: %s: %s%s\n", where, objectRef(r.Kind, r.Namespace, r.Name), c.Message, suffix)
 		return err
 	}
-	_, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", location(r.Source, r.Line),
-		objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix)
+	_, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", where, objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix)
 	return err
 }
 

@@ -42,6 +42,22 @@ type Document struct {
 	Err error
 	// InFolder says that Source was found by walking a folder rather than named itself.
 	InFolder bool
+
+	loc *locator
+}
+
+// Position returns the line and column in Source of the field at path, a field path as the
+// rules print it (spec.to[0].targetRef.sectionName, metadata.labels[kuma.io/mesh]): where its
+// key is written, or its item for a list index. A field the source does not hold (a name the
+// mutating webhook gives; a path cut for its length) is placed at the closest field above it;
+// "" is the object itself. The column is 0 when it is not known. The source is parsed again
+// for this, the first time a document is asked, so that documents without findings do not pay
+// for it; Position may be called only while the function given to Walk or Read runs.
+func (d *Document) Position(path string) (line, column int) {
+	if d.loc == nil {
+		return d.Line, 0
+	}
+	return d.loc.locate(path)
 }
 
 // ErrNotObject is wrapped by the error of a document that was read but is not a Kubernetes
@@ -316,7 +332,7 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
 		return nil // a document of comments only
 	}
-	return emit(source, line, j, func() []int { return yamlItemLines(c.body, c.start) }, max, fn)
+	return emit(source, line, j, &tree{text: c.body, line: c.start, col: 1}, true, max, fn)
 }
 
 // lastLine is the line of the chunk's last line.
@@ -397,22 +413,25 @@ func object(source string, line int, j []byte, h header, err error) Document {
 	return d
 }
 
-// emit hands fn the object j, or each item when it is a List.
-func emit(source string, line int, j []byte, itemLines func() []int, max int, fn func(Document) error) error {
+// emit hands fn the object j, or each item when it is a List; t is the text j was read from,
+// YAML when yaml is set.
+func emit(source string, line int, j []byte, t *tree, yaml bool, max int, fn func(Document) error) error {
 	h, err := readHeader(j)
 	if err == nil && h.isList() {
 		var lines []int
-		if itemLines != nil {
-			lines = itemLines()
+		if yaml {
+			lines = yamlItemLines(t)
 		}
-		return listItems(source, j, line, lines, itemLines != nil, max, fn)
+		return listItems(source, j, line, lines, t, yaml, max, fn)
 	}
-	return fn(object(source, line, j, h, err))
+	d := object(source, line, j, h, err)
+	d.loc = &locator{t: t, item: -1, line: line}
+	return fn(d)
 }
 
 // listItems emits each item of the List j. lines holds the line of each item when known; when
 // yaml is false, j is the text read and an item's line is found in it from listLine, its first.
-func listItems(source string, j []byte, listLine int, lines []int, yaml bool, max int, fn func(Document) error) error {
+func listItems(source string, j []byte, listLine int, lines []int, t *tree, yaml bool, max int, fn func(Document) error) error {
 	items, offsets, err := itemsOf(j)
 	if err != nil {
 		return fn(Document{Source: source, Line: listLine, Err: fmt.Errorf("list items: %w", err)})
@@ -432,7 +451,9 @@ func listItems(source string, j []byte, listLine int, lines []int, yaml bool, ma
 			continue
 		}
 		h, herr := readHeader(item)
-		if err := fn(object(source, line, item, h, herr)); err != nil {
+		d := object(source, line, item, h, herr)
+		d.loc = &locator{t: t, item: i, line: line}
+		if err := fn(d); err != nil {
 			return err
 		}
 	}
@@ -475,36 +496,29 @@ func itemsOf(j []byte) ([]json.RawMessage, []int64, error) {
 	return nil, nil, errors.New("no items")
 }
 
-// yamlItemLines returns the line of each item of the List in body, whose first line is start, or
-// nil when they cannot be found.
-func yamlItemLines(body []byte, start int) []int {
-	var doc yamlv3.Node
-	if yamlv3.Unmarshal(body, &doc) != nil || doc.Kind != yamlv3.DocumentNode || len(doc.Content) == 0 {
+// yamlItemLines returns the line of each item of the List in t, or nil when they cannot be
+// found.
+func yamlItemLines(t *tree) []int {
+	root := t.node()
+	if root == nil {
 		return nil
 	}
-	m := doc.Content[0]
-	if m.Kind != yamlv3.MappingNode {
+	items := mapValue(root, "items")
+	if items == nil || items.Kind != yamlv3.SequenceNode {
 		return nil
 	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value != "items" || m.Content[i+1].Kind != yamlv3.SequenceNode {
-			continue
-		}
-		items := m.Content[i+1].Content
-		lines := make([]int, len(items))
-		for k, it := range items {
-			lines[k] = start + it.Line - 1
-		}
-		return lines
+	lines := make([]int, len(items.Content))
+	for k, it := range items.Content {
+		lines[k], _ = t.at(it)
 	}
-	return nil
+	return lines
 }
 
 // readJSON reads a stream of JSON values. Memory stays bounded by the largest value: the reader
 // keeps only the input since the end of the last whole value, to find lines in it.
 func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) error) error {
 	max := o.max()
-	cr := &countingReader{r: br, limit: int64(max)}
+	cr := &countingReader{r: br, limit: int64(max), lastNL: -1}
 	d := json.NewDecoder(cr)
 	for {
 		var v json.RawMessage
@@ -530,7 +544,8 @@ func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) erro
 		end := d.InputOffset()
 		line := cr.lineAt(end - int64(len(v)))
 		cr.mark(end)
-		if err := emit(source, line, v, nil, max, fn); err != nil {
+		t := &tree{text: v, line: line, col: cr.columnAt(end - int64(len(v)))}
+		if err := emit(source, line, v, t, false, max, fn); err != nil {
 			return err
 		}
 	}
@@ -544,7 +559,8 @@ type countingReader struct {
 	r      io.Reader
 	kept   []byte // input from offset marked on
 	marked int64
-	lines  int // newlines before marked
+	lines  int   // newlines before marked
+	lastNL int64 // offset of the last newline before marked, -1 when none
 	limit  int64
 }
 
@@ -561,8 +577,20 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (c *countingReader) mark(offset int64) {
 	n := min(int(offset-c.marked), len(c.kept))
 	c.lines += bytes.Count(c.kept[:n], []byte("\n"))
+	if i := bytes.LastIndexByte(c.kept[:n], '\n'); i >= 0 {
+		c.lastNL = c.marked + int64(i)
+	}
 	c.kept = append(c.kept[:0], c.kept[n:]...)
 	c.marked = offset
+}
+
+// columnAt returns the 1-based column of the input offset, which is at or after the mark.
+func (c *countingReader) columnAt(offset int64) int {
+	n := min(max(int(offset-c.marked), 0), len(c.kept))
+	if i := bytes.LastIndexByte(c.kept[:n], '\n'); i >= 0 {
+		return n - i
+	}
+	return int(offset - c.lastNL)
 }
 
 // lineAt returns the 1-based line of the input offset, which is at or after the mark. A syntax
