@@ -16,11 +16,11 @@
 // What CEL cannot do (the hash-suffix and Kong hashes, generateName) stays in the webhook: the
 // mutating webhook is still needed. docs/policy.md lists what the policy does not judge.
 //
-// The chart's policies are generated with go generate (the CRDs beside the repository, in
-// ../shared/crds) and checked in; a test fails when they are stale. They are the built-in
+// The chart's policies are generated with go generate (the upstream CRDs beside the repository, in
+// ../shared/upstream/<project>/<version>/crds: Kuma's 3.0 line and kong-operator) and checked in; a test fails when they are stale. They are the built-in
 // configuration's without requester overrides (chart-rules.yaml): the chart adds the overrides of
 // its values.
 package admissionpolicy
 
-//go:generate go run ./internal/schemagen -crds ../../shared/crds -o schemas_generated.go
+//go:generate go run ./internal/schemagen -o schemas_generated.go ../../shared/upstream/kuma/master-348b652/crds ../../shared/upstream/kong-operator/cefc384/crds
 //go:generate go run ../cmd/kriguard-policy -config chart-rules.yaml -o ../charts/kriguard/files/policies.yaml

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,21 +15,26 @@ import (
 	"github.com/kriguard/kriguard/webhook"
 )
 
-// sharedCRDs is where go generate reads the upstream CRDs.
-const sharedCRDs = "../../shared/crds"
+// upstreamCRDs are the folders go generate reads the upstream CRDs from (doc.go).
+var upstreamCRDs = []string{
+	"../../shared/upstream/kuma/master-348b652/crds",
+	"../../shared/upstream/kong-operator/cefc384/crds",
+}
 
 func TestGeneratedSchemasAreCurrent(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join(sharedCRDs, "*"))
-	var folders []string
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			folders = append(folders, d)
+	for _, d := range upstreamCRDs {
+		if _, err := os.Stat(d); err != nil {
+			t.Skipf("the upstream CRDs are not beside the repository: nothing to compare with (%v)", err)
 		}
 	}
-	if len(folders) == 0 {
-		t.Skipf("the upstream CRDs are not beside the repository (%s): nothing to compare with", sharedCRDs)
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
 	}
-	schemas, err := SchemasFromCRDs(folders...)
+	if want := "go run ./internal/schemagen -o schemas_generated.go " + strings.Join(upstreamCRDs, " ") + "\n"; !bytes.Contains(src, []byte(want)) {
+		t.Fatalf("doc.go's go:generate line does not read the folders of this test: want %q", want)
+	}
+	schemas, err := SchemasFromCRDs(upstreamCRDs...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,15 @@ package admissionpolicy
 // KnownSchemas are the facts of the upstream Kuma and Kong CRDs that the policies need.
 var KnownSchemas = []KindSchema{
 	{
+		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongCACertificate", Resource: "kongcacertificates", Namespaced: true, TopLevelMesh: false,
+	},
+	{
+		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongCertificate", Resource: "kongcertificates", Namespaced: true, TopLevelMesh: false,
+	},
+	{
+		Group: "configuration.konghq.com", Version: "v1", Kind: "KongConsumer", Resource: "kongconsumers", Namespaced: true, TopLevelMesh: false,
+	},
+	{
 		Group: "configuration.konghq.com", Version: "v1", Kind: "KongPlugin", Resource: "kongplugins", Namespaced: true, TopLevelMesh: false,
 		Opaque: [][]string{
 			{"config"},
@@ -15,6 +24,9 @@ var KnownSchemas = []KindSchema{
 	},
 	{
 		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongRoute", Resource: "kongroutes", Namespaced: true, TopLevelMesh: false,
+	},
+	{
+		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongSNI", Resource: "kongsnis", Namespaced: true, TopLevelMesh: false,
 	},
 	{
 		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongService", Resource: "kongservices", Namespaced: true, TopLevelMesh: false,

@@ -104,9 +104,11 @@ func TestKindListDrift(t *testing.T) {
 			t.Errorf("%s: guarded by default %v, naming's registry says CRD %v", rt.Kind, guarded[gk], rt.CRD)
 		}
 	}
+	// kong-operator's hybrid gateway also generates these; kriguard has no rule for their names yet.
+	unguardedKong := []string{"KongCACertificate", "KongCertificate", "KongConsumer", "KongSNI"}
 	for gk := range upstream {
-		if gk.Group == KongGroup && !guarded[gk] {
-			t.Errorf("%s has an upstream CRD but is not guarded by default", gk)
+		if gk.Group == KongGroup && guarded[gk] == slices.Contains(unguardedKong, gk.Kind) {
+			t.Errorf("%s has an upstream CRD; guarded by default: %t", gk, guarded[gk])
 		}
 	}
 }

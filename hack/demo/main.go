@@ -62,7 +62,7 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	defer logFile.Close()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
 
-	say("starting kube-apiserver and etcd, installing the CRDs of test/crds%s…", extraCRDsNote())
+	say("starting kube-apiserver and etcd, installing the CRDs of %s…", crdsNote())
 	env, err := testenv.Start(testenv.Options{})
 	if err != nil {
 		return fail(err)
@@ -181,10 +181,10 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	return 0
 }
 
-// extraCRDsNote says where the upstream CRDs come from: always the shared folders, and those of
+// crdsNote says where the CRDs come from: always the upstream folders, and those of
 // KRIGUARD_EXTRA_CRDS when it names any.
-func extraCRDsNote() string {
-	note := ", the upstream ones of " + strings.Join(testenv.UpstreamCRDDirs(), " and ")
+func crdsNote() string {
+	note := strings.Join(testenv.UpstreamCRDDirs(testenv.DefaultKuma), " and ")
 	if v := os.Getenv(testenv.ExtraCRDsEnv); v != "" {
 		note += " and those of " + v
 	}

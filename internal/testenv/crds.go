@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,26 +15,49 @@ import (
 )
 
 // ExtraCRDsEnv names the environment variable that lists, separated by ':', folders of CRDs to load
-// besides the project's own. .ci/run points it at the unmodified upstream Kuma and Kong CRDs.
+// besides the upstream ones.
 const ExtraCRDsEnv = "KRIGUARD_EXTRA_CRDS"
 
-// OwnCRDDir is the folder, relative to the repository root, of the project's own test CRDs.
-const OwnCRDDir = "test/crds"
+// UpstreamDir is the folder, relative to the repository root, of the upstream reference data: the
+// unmodified files each project publishes, in <project>/<version>/ (the CRDs in its crds/ folder).
+// It is shared data beside the checkout, as CI has it; the repository never holds copies.
+const UpstreamDir = "../shared/upstream"
 
-// UpstreamCRDDirs returns the folders, relative to the repository root, of the real, unmodified Kuma
-// and Kong CRDs: shared reference data beside the checkout (CI has it there), never copied into the
-// repository. Every control plane loads them.
-func UpstreamCRDDirs() []string { return []string{"../shared/crds/kuma", "../shared/crds/kong"} }
+// The Kuma versions whose CRDs a control plane can serve: their folders under UpstreamDir/kuma.
+const (
+	// Kuma214 is the 2.14 release line (tag v2.14.3), the one users run.
+	Kuma214 = "v2.14.3"
+	// Kuma30 is the 3.0 development line (master @348b6528bc).
+	Kuma30 = "master-348b652"
+	// DefaultKuma is the version a control plane serves when Options.Kuma is empty.
+	DefaultKuma = Kuma30
+)
 
-// upstreamCRDDirs returns UpstreamCRDDirs taken from root, or an error that says what is missing and
-// why the tests need it.
-func upstreamCRDDirs(root string) ([]string, error) {
+// KongOperator is the kong-operator version, a folder under UpstreamDir/kong-operator, whose CRDs
+// every control plane serves.
+const KongOperator = "cefc384"
+
+// UpstreamCRDDirs returns the folders, relative to the repository root, of the real, unmodified CRDs
+// a control plane serving Kuma version kuma (Kuma214, Kuma30, …) loads: Kuma's and kong-operator's.
+func UpstreamCRDDirs(kuma string) []string {
+	return []string{
+		path.Join(UpstreamDir, "kuma", kuma, "crds"),
+		path.Join(UpstreamDir, "kong-operator", KongOperator, "crds"),
+	}
+}
+
+// upstreamCRDDirs returns UpstreamCRDDirs(kuma) taken from root, or an error that says what is
+// missing and why the tests need it.
+func upstreamCRDDirs(root, kuma string) ([]string, error) {
+	if kuma == "" || strings.ContainsAny(kuma, `/\`) || kuma == "." || kuma == ".." {
+		return nil, fmt.Errorf("upstream Kuma version %q: must name one folder under %s/kuma", kuma, UpstreamDir)
+	}
 	dirs := make([]string, 0, 2)
-	for _, d := range UpstreamCRDDirs() {
-		abs := filepath.Clean(filepath.Join(root, d))
+	for _, d := range UpstreamCRDDirs(kuma) {
+		abs := filepath.Clean(filepath.Join(root, filepath.FromSlash(d)))
 		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("the upstream Kuma and Kong CRDs are missing: no folder %s (%s from the repository root). "+
-				"kriguard's tests run against the real CRDs, which are shared reference data beside the checkout, as CI has it; "+
+			return nil, fmt.Errorf("the upstream CRDs are missing: no folder %s (%s from the repository root). "+
+				"kriguard's tests run against the real CRDs of each release, which are shared reference data beside the checkout, as CI has it; "+
 				"put them there (the repository never holds copies)", abs, d)
 		}
 		dirs = append(dirs, abs)
@@ -58,8 +82,8 @@ type Kind struct {
 	// HasSpec is true when the storage version's schema declares a spec (Kuma's older kinds, such as
 	// DataplaneInsight, and KongPlugin have none).
 	HasSpec bool
-	// Upstream is true when the CRD came from an extra folder (KRIGUARD_EXTRA_CRDS or
-	// Options.ExtraCRDDirs) rather than test/crds; its schema may then require a valid spec.
+	// Upstream is true when the CRD came from the upstream folders (UpstreamCRDDirs), false when
+	// from an extra one (KRIGUARD_EXTRA_CRDS or Options.ExtraCRDDirs).
 	Upstream bool
 	// Source is the file the CRD was read from.
 	Source string
@@ -85,46 +109,24 @@ type sourcedCRD struct {
 	upstream bool
 }
 
-// loadCRDs reads the project's own CRDs from ownDir and those of every extra folder, in order. A CRD in
-// an extra folder replaces the own CRD of the same name, so that the upstream schema is the one tested;
-// the same name twice within the own CRDs, or twice across the extra folders, is an error because it
-// is not clear which one was meant.
-func loadCRDs(ownDir string, extraDirs []string) ([]sourcedCRD, error) {
-	own, err := readCRDDir(ownDir, false)
-	if err != nil {
-		return nil, err
-	}
-	if len(own) == 0 {
-		return nil, fmt.Errorf("no CRDs in %s", ownDir)
-	}
-	byName := make(map[string]int, len(own))
-	out := make([]sourcedCRD, 0, len(own))
-	for _, c := range own {
-		if i, dup := byName[c.crd.Name]; dup {
-			return nil, fmt.Errorf("CRD %q defined twice: in %s and in %s", c.crd.Name, out[i].source, c.source)
-		}
-		byName[c.crd.Name] = len(out)
-		out = append(out, c)
-	}
-	seenExtra := map[string]string{}
-	for _, dir := range extraDirs {
-		extra, err := readCRDDir(dir, true)
+// loadCRDs reads the CRDs of the upstream folders, then those of every extra folder, in order. A CRD
+// name defined twice is an error, because it is not clear which one was meant.
+func loadCRDs(upstreamDirs, extraDirs []string) ([]sourcedCRD, error) {
+	var out []sourcedCRD
+	seen := map[string]string{}
+	for i, dir := range slices.Concat(upstreamDirs, extraDirs) {
+		crds, err := readCRDDir(dir, i < len(upstreamDirs))
 		if err != nil {
 			return nil, err
 		}
-		if len(extra) == 0 {
+		if len(crds) == 0 {
 			return nil, fmt.Errorf("no CRDs in %s", dir)
 		}
-		for _, c := range extra {
-			if prev, dup := seenExtra[c.crd.Name]; dup {
+		for _, c := range crds {
+			if prev, dup := seen[c.crd.Name]; dup {
 				return nil, fmt.Errorf("CRD %q defined twice: in %s and in %s", c.crd.Name, prev, c.source)
 			}
-			seenExtra[c.crd.Name] = c.source
-			if i, ok := byName[c.crd.Name]; ok {
-				out[i] = c
-				continue
-			}
-			byName[c.crd.Name] = len(out)
+			seen[c.crd.Name] = c.source
 			out = append(out, c)
 		}
 	}
@@ -144,13 +146,13 @@ func readCRDDir(dir string, upstream bool) ([]sourcedCRD, error) {
 		return nil, fmt.Errorf("reading CRD folder: %s is not a folder", dir)
 	}
 	var out []sourcedCRD
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(file string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		crds, err := readCRDFile(path)
+		crds, err := readCRDFile(file)
 		for _, c := range crds {
-			out = append(out, sourcedCRD{crd: c, source: path, upstream: upstream})
+			out = append(out, sourcedCRD{crd: c, source: file, upstream: upstream})
 		}
 		return err
 	})
@@ -162,15 +164,15 @@ func readCRDDir(dir string, upstream bool) ([]sourcedCRD, error) {
 
 // readCRDFile reads the CRDs of one file with envtest.ReadCRDFiles, sorted by name (envtest
 // returns them in map order), and checks each.
-func readCRDFile(path string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	opts := envtest.CRDInstallOptions{Paths: []string{path}, ErrorIfPathMissing: true}
+func readCRDFile(file string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	opts := envtest.CRDInstallOptions{Paths: []string{file}, ErrorIfPathMissing: true}
 	if err := envtest.ReadCRDFiles(&opts); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	slices.SortFunc(opts.CRDs, func(a, b *apiextensionsv1.CustomResourceDefinition) int { return strings.Compare(a.Name, b.Name) })
 	for _, c := range opts.CRDs {
 		if err := checkCRD(c); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+			return nil, fmt.Errorf("reading %s: %w", file, err)
 		}
 	}
 	return opts.CRDs, nil
@@ -249,7 +251,7 @@ func kindsOf(crds []sourcedCRD) []Kind {
 
 // extraCRDDirs returns the folders of KRIGUARD_EXTRA_CRDS, relative ones taken from root, followed by
 // those of Options.ExtraCRDDirs, relative ones taken from the working directory. A folder that comes
-// twice is kept once (CI names the upstream folders in the variable too). The variable is set
+// twice is kept once. The variable is set
 // once for the whole `go test ./...`, whose packages each run in their own folder, so only the
 // repository root gives its relative paths one meaning; an option is written in one package's test,
 // where testdata/… is the natural spelling.

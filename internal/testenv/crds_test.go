@@ -48,25 +48,22 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func TestLoadCRDsExtraReplacesOwnByName(t *testing.T) {
-	own := writeFiles(t, map[string]string{
-		"kuma/a.yaml": crdYAML("kuma.io", "MeshTimeout", "meshtimeouts", "own") + "---\n" +
-			crdYAML("kuma.io", "MeshRetry", "meshretries", "own"),
+func TestLoadCRDs(t *testing.T) {
+	kuma := writeFiles(t, map[string]string{
+		"crds/a.yaml": crdYAML("kuma.io", "MeshTimeout", "meshtimeouts", "upstream") + "---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ignored\n---\n" +
+			crdYAML("kuma.io", "MeshRetry", "meshretries", "upstream"),
 		"README.md": "not a CRD",
 	})
-	extra := writeFiles(t, map[string]string{
-		"upstream.yaml": crdYAML("kuma.io", "MeshTimeout", "meshtimeouts", "upstream") + "---\n" +
-			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ignored\n---\n" +
-			crdYAML("example.com", "Widget", "widgets", "upstream"),
-	})
-	got, err := loadCRDs(own, []string{extra})
+	extra := writeFiles(t, map[string]string{"widgets.yaml": crdYAML("example.com", "Widget", "widgets", "extra")})
+	got, err := loadCRDs([]string{kuma}, []string{extra})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{ // name → marker
 		"meshtimeouts.kuma.io": "upstream",
-		"meshretries.kuma.io":  "own",
-		"widgets.example.com":  "upstream",
+		"meshretries.kuma.io":  "upstream",
+		"widgets.example.com":  "extra",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("loaded %d CRDs, want %d", len(got), len(want))
@@ -93,57 +90,66 @@ func TestLoadCRDsExtraReplacesOwnByName(t *testing.T) {
 		k.GroupVersionResource().Resource != "meshtimeouts" || k.CRDName() != "meshtimeouts.kuma.io" {
 		t.Errorf("MeshTimeout kind %+v", k)
 	}
+	if kinds[0].Upstream {
+		t.Errorf("Widget, from an extra folder, is marked upstream")
+	}
 }
 
 func TestLoadCRDsErrors(t *testing.T) {
 	good := crdYAML("kuma.io", "MeshTimeout", "meshtimeouts", "x")
 	tests := []struct {
-		name  string
-		own   map[string]string
-		extra []map[string]string
-		want  string
+		name     string
+		upstream map[string]string
+		extra    []map[string]string
+		want     string
 	}{
 		{
-			name: "same name twice in own CRDs",
-			own:  map[string]string{"a.yaml": good, "b.yaml": good},
-			want: `CRD "meshtimeouts.kuma.io" defined twice`,
+			name:     "same name twice in an upstream folder",
+			upstream: map[string]string{"a.yaml": good, "b.yaml": good},
+			want:     `CRD "meshtimeouts.kuma.io" defined twice`,
 		},
 		{
-			name:  "same name in two extra folders",
-			own:   map[string]string{"a.yaml": good},
-			extra: []map[string]string{{"a.yaml": good}, {"b.yaml": good}},
-			want:  `CRD "meshtimeouts.kuma.io" defined twice`,
+			name:     "same name upstream and in an extra folder",
+			upstream: map[string]string{"a.yaml": good},
+			extra:    []map[string]string{{"b.yaml": good}},
+			want:     `CRD "meshtimeouts.kuma.io" defined twice`,
 		},
 		{
-			name: "no CRDs in own folder",
-			own:  map[string]string{"a.txt": good},
-			want: "no CRDs in",
+			name:     "same name in two extra folders",
+			upstream: map[string]string{"a.yaml": crdYAML("kuma.io", "MeshRetry", "meshretries", "x")},
+			extra:    []map[string]string{{"a.yaml": good}, {"b.yaml": good}},
+			want:     `CRD "meshtimeouts.kuma.io" defined twice`,
 		},
 		{
-			name:  "extra folder without CRDs",
-			own:   map[string]string{"a.yaml": good},
-			extra: []map[string]string{{"a.yaml": "apiVersion: v1\nkind: ConfigMap\n"}},
-			want:  "no CRDs in",
+			name:     "no CRDs in an upstream folder",
+			upstream: map[string]string{"a.txt": good},
+			want:     "no CRDs in",
 		},
 		{
-			name: "malformed YAML",
-			own:  map[string]string{"a.yaml": "apiVersion: [\n"},
-			want: "a.yaml: ",
+			name:     "extra folder without CRDs",
+			upstream: map[string]string{"a.yaml": good},
+			extra:    []map[string]string{{"a.yaml": "apiVersion: v1\nkind: ConfigMap\n"}},
+			want:     "no CRDs in",
 		},
 		{
-			name: "v1beta1 CRD",
-			own:  map[string]string{"a.yaml": strings.Replace(good, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1)},
-			want: `apiVersion "apiextensions.k8s.io/v1beta1", want apiextensions.k8s.io/v1`,
+			name:     "malformed YAML",
+			upstream: map[string]string{"a.yaml": "apiVersion: [\n"},
+			want:     "a.yaml: ",
 		},
 		{
-			name: "name not plural.group",
-			own:  map[string]string{"a.yaml": strings.Replace(good, "name: meshtimeouts.kuma.io", "name: timeouts.kuma.io", 1)},
-			want: "name must be meshtimeouts.kuma.io",
+			name:     "v1beta1 CRD",
+			upstream: map[string]string{"a.yaml": strings.Replace(good, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1)},
+			want:     `apiVersion "apiextensions.k8s.io/v1beta1", want apiextensions.k8s.io/v1`,
 		},
 		{
-			name: "no storage version",
-			own:  map[string]string{"a.yaml": strings.Replace(good, "storage: true", "storage: false", 1)},
-			want: "no storage version",
+			name:     "name not plural.group",
+			upstream: map[string]string{"a.yaml": strings.Replace(good, "name: meshtimeouts.kuma.io", "name: timeouts.kuma.io", 1)},
+			want:     "name must be meshtimeouts.kuma.io",
+		},
+		{
+			name:     "no storage version",
+			upstream: map[string]string{"a.yaml": strings.Replace(good, "storage: true", "storage: false", 1)},
+			want:     "no storage version",
 		},
 	}
 	for _, tt := range tests {
@@ -152,14 +158,14 @@ func TestLoadCRDsErrors(t *testing.T) {
 			for _, files := range tt.extra {
 				extra = append(extra, writeFiles(t, files))
 			}
-			_, err := loadCRDs(writeFiles(t, tt.own), extra)
+			_, err := loadCRDs([]string{writeFiles(t, tt.upstream)}, extra)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want one containing %q", err, tt.want)
 			}
 		})
 	}
 	t.Run("missing extra folder", func(t *testing.T) {
-		_, err := loadCRDs(writeFiles(t, map[string]string{"a.yaml": good}), []string{filepath.Join(t.TempDir(), "nope")})
+		_, err := loadCRDs([]string{writeFiles(t, map[string]string{"a.yaml": good})}, []string{filepath.Join(t.TempDir(), "nope")})
 		if err == nil || !strings.Contains(err.Error(), "nope") {
 			t.Errorf("error %v, want one naming the folder", err)
 		}
@@ -169,22 +175,31 @@ func TestLoadCRDsErrors(t *testing.T) {
 func TestUpstreamCRDDirs(t *testing.T) {
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	if _, err := upstreamCRDDirs(repo); err == nil || !strings.Contains(err.Error(), "upstream Kuma and Kong CRDs are missing") ||
-		!strings.Contains(err.Error(), filepath.Join(root, "shared", "crds", "kuma")) {
+	kumaDir := filepath.Join(root, "shared", "upstream", "kuma", "v9.9.9", "crds")
+	kongDir := filepath.Join(root, "shared", "upstream", "kong-operator", KongOperator, "crds")
+	if _, err := upstreamCRDDirs(repo, "v9.9.9"); err == nil || !strings.Contains(err.Error(), "upstream CRDs are missing") ||
+		!strings.Contains(err.Error(), kumaDir) {
 		t.Errorf("without ../shared: error %v, want one naming the missing folder", err)
 	}
-	for _, d := range []string{"repo", "shared/crds/kuma", "shared/crds/kong"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+	for _, d := range []string{repo, kumaDir, kongDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := upstreamCRDDirs(repo)
+	got, err := upstreamCRDDirs(repo, "v9.9.9")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(root, "shared/crds/kuma"), filepath.Join(root, "shared/crds/kong")}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
+	if want := []string{kumaDir, kongDir}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := upstreamCRDDirs(repo, "v1.0.0"); err == nil || !strings.Contains(err.Error(), filepath.Join("kuma", "v1.0.0", "crds")) {
+		t.Errorf("a version without a folder: error %v, want one naming its folder", err)
+	}
+	for _, bad := range []string{"", ".", "..", "../v9.9.9", "v9.9.9/crds"} {
+		if _, err := upstreamCRDDirs(repo, bad); err == nil || !strings.Contains(err.Error(), "must name one folder") {
+			t.Errorf("version %q: error %v, want one saying it must name one folder", bad, err)
+		}
 	}
 }
 
@@ -337,8 +352,8 @@ func FuzzReadCRDFile(f *testing.F) {
 	f.Add([]byte("---\n---\napiVersion: v1\nkind: ConfigMap\n"))
 	f.Add([]byte("kind: CustomResourceDefinition\nspec: [\n"))
 	f.Add([]byte("\xff\x00"))
-	if own, err := os.ReadFile("../../test/crds/kong/configuration.konghq.com_kongplugins.yaml"); err == nil {
-		f.Add(own)
+	if real, err := os.ReadFile("../../" + UpstreamCRDDirs(DefaultKuma)[1] + "/configuration.konghq.com_kongplugins.yaml"); err == nil {
+		f.Add(real)
 	}
 	path := filepath.Join(f.TempDir(), "crds.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -7,16 +7,15 @@
 // hack/tools.sh fills. When they are missing, Start returns an error that says so and how to fix it;
 // the tests fail rather than skip, because a suite that silently skips its end-to-end half proves nothing.
 //
-// CRDs come from three places. The project's own test CRDs under test/crds carry the upstream group,
-// versions, names, scope and short names with a loose schema that accepts any spec; they serve the
-// kinds no upstream folder has. The real, unmodified Kuma and Kong CRDs are always loaded from
-// ../shared/crds/kuma and ../shared/crds/kong beside the checkout (UpstreamCRDDirs; shared reference
-// data, never copied into the repository): when they are missing, Start and LoadKinds fail with an
-// error that says so, so every test that needs a control plane fails rather than runs on loose
+// The CRDs are the real, unmodified ones each project publishes, shared reference data beside the
+// checkout in ../shared/upstream/<project>/<version>/crds (UpstreamCRDDirs; never copied into the
+// repository): those of one Kuma version, Options.Kuma (Kuma214, the 2.14 release line, or Kuma30,
+// the 3.0 development line; DefaultKuma when empty), and kong-operator's. Control planes of both Kuma
+// versions can run in one test binary. When the folders are missing, Start and LoadKinds fail with
+// an error that says so, so every test that needs a control plane fails rather than runs on made-up
 // schemas. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from
-// the repository root) and in Options.ExtraCRDDirs are loaded as well. A CRD from any of these folders
-// replaces the project's own CRD of the same name, so the real schemas are the ones tested. The files
-// are read by envtest's own reader (envtest.ReadCRDFiles).
+// the repository root) and in Options.ExtraCRDDirs are loaded as well; a CRD name defined twice is an
+// error. The files are read by envtest's own reader (envtest.ReadCRDFiles).
 //
 // A package that needs a control plane usually starts one for all of its tests:
 //

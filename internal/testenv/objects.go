@@ -64,8 +64,8 @@ func parseMinimalFields(data []byte) (map[schema.GroupKind]map[string]any, error
 	return m, nil
 }
 
-// NewObject returns an object of kind k that the apiserver accepts under the upstream schema as well
-// as under the project's loose one: the smallest spec that satisfies the CRD's required fields, enums
+// NewObject returns an object of kind k that the apiserver accepts under the upstream schema of every
+// Kuma version testenv serves: the smallest spec that satisfies the CRD's required fields, enums
 // and validation rules, or an empty spec when the kind needs nothing (and none when its schema has no
 // spec). namespace is ignored for cluster-scoped kinds. Every call returns a fresh copy.
 func NewObject(k Kind, namespace, name string) *unstructured.Unstructured {

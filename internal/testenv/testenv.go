@@ -24,15 +24,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// Options configure a control plane. The zero value starts one with the project's CRDs, the
-// upstream Kuma and Kong CRDs of UpstreamCRDDirs and those of KRIGUARD_EXTRA_CRDS.
+// Options configure a control plane. The zero value starts one with the upstream CRDs of
+// UpstreamCRDDirs(DefaultKuma) and those of KRIGUARD_EXTRA_CRDS.
 type Options struct {
 	// Scheme is the client's scheme. Nil means client-go's built-in types plus apiextensions/v1.
 	Scheme *runtime.Scheme
 
-	// ExtraCRDDirs are loaded after the folders of KRIGUARD_EXTRA_CRDS, with the same rules: a CRD
-	// there replaces the project's own CRD of the same name. Relative paths are taken from the working
-	// directory (the test's package folder).
+	// Kuma is the Kuma version whose CRDs the control plane serves: a folder under
+	// UpstreamDir/kuma, such as Kuma214 or Kuma30. Empty means DefaultKuma. Control planes of
+	// different versions can run side by side in one test binary.
+	Kuma string
+
+	// ExtraCRDDirs are loaded after the folders of KRIGUARD_EXTRA_CRDS. Relative paths are taken
+	// from the working directory (the test's package folder).
 	ExtraCRDDirs []string
 
 	// WebhookInstallOptions are handed to envtest unchanged: it generates a serving certificate,
@@ -64,6 +68,8 @@ type Env struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Kinds describes the kind of every installed CRD, sorted by group and kind.
 	Kinds []Kind
+	// Kuma is the Kuma version whose CRDs are installed (Options.Kuma, defaulted).
+	Kuma string
 	// Environment is the underlying envtest environment, for what this package does not wrap (the
 	// webhook serving options, AddUser, the control plane's processes).
 	Environment *envtest.Environment
@@ -109,7 +115,7 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{Scheme: scheme, Kinds: kindsOf(loaded), workDir: work}
+	e := &Env{Scheme: scheme, Kinds: kindsOf(loaded), Kuma: kumaVersion(opts), workDir: work}
 	// Keep the end of what the processes print, to say why they did not start.
 	apiServerOut, etcdOut := &tail{max: 4 << 10}, &tail{max: 4 << 10}
 	var apiServerW, etcdW io.Writer = apiServerOut, etcdOut
@@ -171,25 +177,41 @@ func crdsFor(root string, opts Options) ([]sourcedCRD, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := loadCRDs(filepath.Join(root, OwnCRDDir), dirs)
+	loaded, err := loadCRDs(dirs.upstream, dirs.extra)
 	if err != nil {
 		return nil, fmt.Errorf("loading CRDs: %w", err)
 	}
 	return loaded, nil
 }
 
-// crdDirs lists the folders loaded over the project's own CRDs: the upstream ones, then those of
-// KRIGUARD_EXTRA_CRDS and Options.ExtraCRDDirs, each folder once.
-func crdDirs(root string, opts Options) ([]string, error) {
-	upstream, err := upstreamCRDDirs(root)
+// kumaVersion is opts.Kuma, defaulted.
+func kumaVersion(opts Options) string {
+	if opts.Kuma == "" {
+		return DefaultKuma
+	}
+	return opts.Kuma
+}
+
+// crdFolders are the folders a control plane loads its CRDs from.
+type crdFolders struct {
+	// upstream are those of UpstreamCRDDirs; extra those of KRIGUARD_EXTRA_CRDS and
+	// Options.ExtraCRDDirs that are not upstream ones too.
+	upstream, extra []string
+}
+
+// crdDirs lists the folders a control plane started with opts loads: the upstream ones of its Kuma
+// version, then those of KRIGUARD_EXTRA_CRDS and Options.ExtraCRDDirs, each folder once.
+func crdDirs(root string, opts Options) (crdFolders, error) {
+	upstream, err := upstreamCRDDirs(root, kumaVersion(opts))
 	if err != nil {
-		return nil, err
+		return crdFolders{}, err
 	}
 	extra, err := extraCRDDirs(os.Getenv(ExtraCRDsEnv), opts.ExtraCRDDirs, root)
 	if err != nil {
-		return nil, err
+		return crdFolders{}, err
 	}
-	return dedupDirs(append(upstream, extra...)), nil
+	extra = slices.DeleteFunc(extra, func(d string) bool { return slices.Contains(upstream, d) })
+	return crdFolders{upstream: upstream, extra: extra}, nil
 }
 
 // LoadKinds returns the kinds a control plane started with opts would serve, without starting one:

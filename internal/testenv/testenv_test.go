@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -130,9 +131,9 @@ func TestEveryCRDIsEstablished(t *testing.T) {
 	}
 }
 
-// TestUpstreamCRDsReplaceOwn checks that the apiserver serves the upstream schema, not the project's
-// loose one, for every CRD of the upstream folders (and of KRIGUARD_EXTRA_CRDS).
-func TestUpstreamCRDsReplaceOwn(t *testing.T) {
+// TestServesUpstreamSchemas checks that the apiserver serves the upstream schema of every CRD of the
+// upstream folders, as read from its file.
+func TestServesUpstreamSchemas(t *testing.T) {
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestUpstreamCRDsReplaceOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range dirs {
+	for _, dir := range dirs.upstream {
 		upstream, err := readCRDDir(dir, true)
 		if err != nil {
 			t.Fatal(err)
@@ -169,58 +170,58 @@ func TestUpstreamCRDsReplaceOwn(t *testing.T) {
 	}
 }
 
-// TestOwnCRDsMatchUpstream checks that test/crds names every kind as upstream does, so that a test
-// passing on the project's CRDs addresses the same resources as on a real cluster.
-func TestOwnCRDsMatchUpstream(t *testing.T) {
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
+// kumaVersions are the Kuma versions a control plane can serve.
+var kumaVersions = []string{Kuma214, Kuma30}
+
+// TestKumaVersions starts a control plane of the Kuma version the shared one does not serve, beside
+// it: each serves exactly its own release's Kuma kinds (2.14 still has MeshGateway, 3.0 has not), and
+// every one of them accepts the objects NewObject builds.
+func TestKumaVersions(t *testing.T) {
+	if env.Kuma != DefaultKuma {
+		t.Fatalf("the shared control plane serves Kuma %q, want the default %q", env.Kuma, DefaultKuma)
 	}
-	dirs, err := crdDirs(root, Options{})
-	if err != nil {
-		t.Fatal(err)
+	other := Kuma214
+	if DefaultKuma == Kuma214 {
+		other = Kuma30
 	}
-	own, err := readCRDDir(filepath.Join(root, OwnCRDDir), false)
-	if err != nil {
-		t.Fatal(err)
+	e := StartForTest(t, Options{Kuma: other})
+	if e.Kuma != other {
+		t.Fatalf("Env.Kuma = %q, want %q", e.Kuma, other)
 	}
-	ownByName := map[string]*apiextensionsv1.CustomResourceDefinition{}
-	for _, c := range own {
-		ownByName[c.crd.Name] = c.crd
-	}
-	for _, dir := range dirs {
-		upstream, err := readCRDDir(dir, true)
+	for _, e := range []*Env{env, e} {
+		root, err := repoRoot()
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, up := range upstream {
-			t.Run(up.crd.Name, func(t *testing.T) {
-				mine := ownByName[up.crd.Name]
-				if mine == nil {
-					t.Fatalf("test/crds has no CRD %s (upstream: %s)", up.crd.Name, up.source)
-				}
-				if mine.Spec.Group != up.crd.Spec.Group || mine.Spec.Scope != up.crd.Spec.Scope {
-					t.Errorf("group/scope %s/%s, upstream %s/%s", mine.Spec.Group, mine.Spec.Scope, up.crd.Spec.Group, up.crd.Spec.Scope)
-				}
-				if !reflect.DeepEqual(mine.Spec.Names, up.crd.Spec.Names) {
-					t.Errorf("names %+v, upstream %+v", mine.Spec.Names, up.crd.Spec.Names)
-				}
-				if len(mine.Spec.Versions) != len(up.crd.Spec.Versions) {
-					t.Fatalf("%d versions, upstream %d", len(mine.Spec.Versions), len(up.crd.Spec.Versions))
-				}
-				for i, v := range up.crd.Spec.Versions {
-					m := mine.Spec.Versions[i]
-					if m.Name != v.Name || m.Served != v.Served || m.Storage != v.Storage || !reflect.DeepEqual(m.Subresources, v.Subresources) {
-						t.Errorf("version %d: %s served=%t storage=%t subresources=%+v, upstream %s served=%t storage=%t subresources=%+v",
-							i, m.Name, m.Served, m.Storage, m.Subresources, v.Name, v.Served, v.Storage, v.Subresources)
-					}
-				}
-			})
+		files, err := readCRDDir(filepath.Join(root, UpstreamCRDDirs(e.Kuma)[0]), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for _, c := range files {
+			want = append(want, c.crd.Spec.Names.Kind)
+		}
+		for _, k := range e.Kinds {
+			if k.Group == "kuma.io" {
+				got = append(got, k.Kind)
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("Kuma %s: serves the Kuma kinds %q, its CRDs define %q", e.Kuma, got, want)
+		}
+		_, gateway := e.Kind("kuma.io", "MeshGateway")
+		if gateway != (e.Kuma == Kuma214) {
+			t.Errorf("Kuma %s: MeshGateway served: %t", e.Kuma, gateway)
 		}
 	}
+	roundTripEveryKind(t, e)
 }
 
-func TestEveryKindRoundTrips(t *testing.T) {
+func TestEveryKindRoundTrips(t *testing.T) { roundTripEveryKind(t, env) }
+
+// roundTripEveryKind creates an object of every kind env serves, with NewObject, and reads it back.
+func roundTripEveryKind(t *testing.T, env *Env) {
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	var namespace corev1.Namespace
@@ -309,9 +310,19 @@ func TestLoadKindsMatchesStartedControlPlane(t *testing.T) {
 }
 
 func TestMinimalObjectsNameLoadedKinds(t *testing.T) {
+	served := map[schema.GroupKind]bool{}
+	for _, v := range kumaVersions {
+		kinds, err := LoadKinds(Options{Kuma: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range kinds {
+			served[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
+		}
+	}
 	for gk := range minimalFields {
-		if _, ok := env.Kind(gk.Group, gk.Kind); !ok {
-			t.Errorf("objects.yaml lists %s, which no loaded CRD serves", gk)
+		if !served[gk] {
+			t.Errorf("objects.yaml lists %s, which no Kuma version's control plane serves", gk)
 		}
 	}
 }

@@ -1,6 +1,5 @@
 // Package e2e proves the kriguard admission webhook end to end, against a real kube-apiserver and etcd
-// (internal/testenv) with the project's Kuma and Kong CRDs, and with the upstream CRDs too when
-// KRIGUARD_EXTRA_CRDS names them.
+// (internal/testenv) serving the real, unmodified Kuma and kong-operator CRDs.
 //
 // One control plane serves the whole package. TestMain starts the webhook in-process with
 // webhook.NewManager, lets cert-controller issue a certificate for localhost and registers real

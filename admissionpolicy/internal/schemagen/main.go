@@ -1,41 +1,34 @@
 // Command schemagen writes the table of upstream CRD facts that admissionpolicy generates policies
-// from (KnownSchemas), reading the CRDs themselves. It is run by go generate:
+// from (KnownSchemas), reading the CRDs themselves from the folders it is given. It is run by go
+// generate:
 //
-//	go run ./internal/schemagen -crds ../../shared/crds -o schemas_generated.go
+//	go run ./internal/schemagen -o schemas_generated.go ../../shared/upstream/kuma/master-348b652/crds ../../shared/upstream/kong-operator/cefc384/crds
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
 )
 
 func main() {
-	crds := flag.String("crds", "", "folder holding the upstream CRDs, in subfolders (kuma/, kong/)")
 	out := flag.String("o", "", "Go file to write")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: schemagen -o FILE CRD-FOLDER...")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
-	if err := run(*crds, *out); err != nil {
+	if err := run(*out, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "schemagen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(crds, out string) error {
-	if crds == "" || out == "" {
-		return fmt.Errorf("-crds and -o are required")
-	}
-	dirs, err := filepath.Glob(filepath.Join(crds, "*"))
-	if err != nil {
-		return err
-	}
-	var folders []string
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			folders = append(folders, d)
-		}
+func run(out string, folders []string) error {
+	if out == "" || len(folders) == 0 {
+		return fmt.Errorf("-o and at least one CRD folder are required")
 	}
 	schemas, err := admissionpolicy.SchemasFromCRDs(folders...)
 	if err != nil {
