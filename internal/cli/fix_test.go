@@ -228,3 +228,33 @@ func TestFixErrors(t *testing.T) {
 		t.Error("the readable file was not fixed")
 	}
 }
+
+// TestFixWorkedExample runs the worked example of docs/upgrade-3.0.md: its input, its diff and its
+// standard error are what the command prints.
+func TestFixWorkedExample(t *testing.T) {
+	doc := readFile(t, filepath.Join("..", "..", "docs", "upgrade-3.0.md"))
+	_, example, ok := strings.Cut(doc, "\n## Worked example\n")
+	if !ok {
+		t.Fatal("docs/upgrade-3.0.md has no worked example")
+	}
+	block := func(fence string) string {
+		_, rest, ok := strings.Cut(example, "\n"+fence+"\n")
+		if !ok {
+			t.Fatalf("the worked example has no %s block", fence)
+		}
+		body, rest, ok := strings.Cut(rest, "\n```\n")
+		if !ok {
+			t.Fatalf("the %s block is not closed", fence)
+		}
+		example = rest
+		return body + "\n"
+	}
+	input, diff, stderr := block("```yaml"), block("```diff"), block("```")
+
+	t.Chdir(t.TempDir())
+	writeFile(t, ".", "policies.yaml", input)
+	r := run(t, "", "fix", "--kuma-version", "3.0", "--diff", "policies.yaml")
+	if r.code != ExitDenied || r.stdout != diff || r.stderr != stderr {
+		t.Errorf("exit %d (the example says 1)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
