@@ -19,6 +19,13 @@
 // with every problem at the object field it came from; the rules are in docs/kri.md, "How
 // kriguard computes an object's KRI".
 //
+// Kuma's releases differ in the kinds they ship and in their name rules. A Release (Kuma2_14,
+// Kuma3_0; ParseRelease reads "2.14" or "v3.0.1") holds one release's facts, each read from its code
+// (docs/releases.md): its kinds (Release.Registry, Release.ForObject), the kinds and targetRef kinds
+// it removed, the kinds whose names must be RFC 1035 labels, whether refs select by labels only,
+// what its control plane overwrites. Rules take the release they judge against; none compares
+// version strings.
+//
 // Parse and Field.Valid index bytes through one lookup table and do not allocate: they sit on the
 // admission and lint hot paths. The rules are the seed's, not apimachinery's DNS-1123 validators:
 // a KRI name may hold "a..b", which a DNS subdomain may not, and the regular expressions behind

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -79,4 +80,17 @@ func ExampleSanitizeStatName() {
 	// Output:
 	// kri_extsvc_default__kuma-system_httpbin_org_443
 	// stat-unsafe true
+}
+
+// Each Kuma release names the kinds it ships; 3.0 no longer has MeshGateway.
+func ExampleRelease_ForObject() {
+	gw := &unstructured.Unstructured{}
+	gw.SetName("edge")
+	for _, r := range naming.Releases() {
+		k, errs := r.ForObject(naming.WithMesh(gw, "default"), "MeshGateway")
+		fmt.Println(r, k, errs.ToAggregate())
+	}
+	// Output:
+	// 2.14 kri_mgw_default___edge_ <nil>
+	// 3.0 kri_____edge_ kind: Invalid value: "MeshGateway": removed in Kuma 3.0: the built-in gateway is gone (delegated gateways remain)
 }

@@ -1,0 +1,173 @@
+package naming
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// releaseFacts are what one Kuma release does with names, each fact read from that release's code;
+// docs/releases.md gives the source file and line of each.
+type releaseFacts struct {
+	// upstream is the Kuma version the facts were read from: its tag, or the branch and commit of a
+	// development line, as the folder of its reference data is named (../shared/upstream/kuma/).
+	upstream string
+	// registry holds the kinds with a KRI that the release ships, each with a CRD.
+	registry *Registry
+	// removed maps a kind that an earlier release ships and this one does not to what its upgrade
+	// notes say instead.
+	removed map[string]string
+	// removedRefKinds maps a targetRef kind that an earlier release accepts and this one does not to
+	// what its upgrade notes say instead.
+	removedRefKinds map[string]string
+	// rfc1035 are the kinds whose name must be an RFC 1035 label.
+	rfc1035 []string
+	// refsByLabelsOnly: targetRefs and backendRefs select by labels; name and namespace are gone.
+	refsByLabelsOnly bool
+	// overwritten are the labels and annotations the control plane sets whatever the user wrote.
+	overwritten []string
+	// meshOwnerReference: an ownerReference to a kuma.io Mesh must name the object's own mesh.
+	meshOwnerReference bool
+}
+
+// LabelOrigin says where an object was created: "zone" or "global".
+const LabelOrigin = "kuma.io/origin"
+
+// legacyPolicies are the policies the Mesh* ones supersede; Kuma 2.14 still ships their CRDs.
+var legacyPolicies = []string{
+	"CircuitBreaker", "FaultInjection", "HealthCheck", "ProxyTemplate", "RateLimit", "Retry", "Timeout",
+	"TrafficLog", "TrafficPermission", "TrafficRoute", "TrafficTrace", "VirtualOutbound",
+}
+
+var facts = map[string]*releaseFacts{
+	Kuma2_14.version: {
+		upstream: "v2.14.3",
+		registry: releaseRegistry(func(ResourceType) bool { return true }),
+	},
+	Kuma3_0.version: {
+		upstream: "master-348b652",
+		registry: releaseRegistry(func(t ResourceType) bool {
+			return t.Kind != "MeshGateway" && t.Kind != "ZoneIngress" && t.Kind != "ZoneEgress"
+		}),
+		removed: func() map[string]string {
+			const gateway = "the built-in gateway is gone (delegated gateways remain)"
+			const zoneProxy = "a zone proxy is a Dataplane with zone proxy listeners"
+			m := map[string]string{
+				"MeshGateway":         gateway,
+				"MeshGatewayConfig":   gateway,
+				"MeshGatewayInstance": gateway,
+				"MeshGatewayRoute":    gateway,
+				"ZoneIngress":         zoneProxy,
+				"ZoneIngressInsight":  zoneProxy,
+				"ZoneEgress":          zoneProxy,
+				"ZoneEgressInsight":   zoneProxy,
+				"ExternalService":     "superseded by MeshExternalService",
+			}
+			for _, k := range legacyPolicies {
+				m[k] = "superseded by the Mesh* policies"
+			}
+			return m
+		}(),
+		removedRefKinds: map[string]string{
+			"MeshSubset":        "select with kind Dataplane and labels",
+			"MeshServiceSubset": "select with kind Dataplane and labels at the top level, the MeshService itself in to[] and backendRefs",
+			"MeshGateway":       "the built-in gateway is gone",
+		},
+		rfc1035:            []string{"Mesh", "MeshExternalService", "MeshMultiZoneService", "MeshService", "Zone"},
+		refsByLabelsOnly:   true,
+		overwritten:        []string{AnnotationDisplayName, LabelOrigin},
+		meshOwnerReference: true,
+	},
+}
+
+// releaseRegistry is a read-only registry of the Kuma types that ship marks as shipped, each with
+// its CRD.
+func releaseRegistry(ship func(ResourceType) bool) *Registry {
+	var types []ResourceType
+	for _, t := range KumaTypes() {
+		if ship(t) {
+			t.CRD = true
+			types = append(types, t)
+		}
+	}
+	r, err := NewRegistry(types...)
+	if err != nil {
+		panic(err) // a built-in table is wrong: a programming error caught by every test run
+	}
+	r.readOnly = true
+	return r
+}
+
+func (r Release) facts() *releaseFacts { return facts[r.orDefault().version] }
+
+// Upstream returns the Kuma version r's facts were read from, as its reference data's folder is
+// named: a tag ("v2.14.3") or a development line and commit ("master-348b652").
+func (r Release) Upstream() string { return r.facts().upstream }
+
+// Registry returns the kinds with a KRI that r ships, each with a CRD. It is shared and read-only:
+// extend a Clone.
+func (r Release) Registry() *Registry { return r.facts().registry }
+
+// ForObject builds the KRI of obj, a Kubernetes object of the given kind, as r computes it: see
+// Registry.ForObject (the rule is the same in every release; the kinds differ). A kind r removed is
+// reported as such.
+func (r Release) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
+	k, errs := r.Registry().ForObject(obj, kind)
+	if note, ok := r.Removed(kind); ok {
+		for _, e := range errs {
+			if e.Field == kindPath.String() {
+				e.Detail = fmt.Sprintf("removed in Kuma %s: %s", r, note)
+			}
+		}
+	}
+	return k, errs
+}
+
+// Removed reports whether kind is a kind an earlier release ships and r does not, with what r's
+// upgrade notes say instead. Kinds no release shipped are not reported.
+func (r Release) Removed(kind string) (note string, ok bool) {
+	note, ok = r.facts().removed[kind]
+	return note, ok
+}
+
+// RemovedTargetRefKind reports whether kind is a targetRef kind an earlier release accepts and r
+// does not, with what r's upgrade notes say instead.
+func (r Release) RemovedTargetRefKind(kind string) (note string, ok bool) {
+	note, ok = r.facts().removedRefKinds[kind]
+	return note, ok
+}
+
+// RFC1035Name reports whether r holds the name of kind to an RFC 1035 label (at most 63 lowercase
+// letters, digits or '-', starting with a letter, ending with a letter or digit).
+func (r Release) RFC1035Name(kind string) bool { return slices.Contains(r.facts().rfc1035, kind) }
+
+// RefsByLabelsOnly reports whether r's targetRefs and backendRefs select by labels only: name and
+// namespace are gone from them.
+func (r Release) RefsByLabelsOnly() bool { return r.facts().refsByLabelsOnly }
+
+// Overwritten returns the labels and annotations r's control plane sets on an object it admits
+// whatever the user wrote there.
+func (r Release) Overwritten() []string { return slices.Clone(r.facts().overwritten) }
+
+// ChecksMeshOwnerReference reports whether r refuses an object whose ownerReference to a kuma.io Mesh
+// names another mesh than the object's own.
+func (r Release) ChecksMeshOwnerReference() bool { return r.facts().meshOwnerReference }
+
+// ValidateName checks name, the metadata.name of an object of kind, against what r demands of such
+// names beyond the KRI's rule: an RFC 1035 label for the kinds of RFC1035Name. On Kubernetes r's
+// control plane checks metadata.name itself (it overwrites the display name with it), so a valid
+// kuma.io/display-name annotation does not save an invalid name. An empty name is left to the
+// callers' own required-field checks, as Kuma leaves it.
+func (r Release) ValidateName(kind, name string, p *field.Path) field.ErrorList {
+	if name == "" || !r.RFC1035Name(kind) {
+		return nil
+	}
+	// An RFC 1035 label is exactly what a KRI mesh may be: at most 63 lowercase letters, digits or
+	// '-', starting with a letter, ending with a letter or digit.
+	errs := FieldMesh.Validate(name, p)
+	for _, e := range errs {
+		e.Detail = fmt.Sprintf("Kuma %s names a %s with an RFC 1035 label: %s", r, kind, e.Detail)
+	}
+	return errs
+}

@@ -1,0 +1,150 @@
+package naming_test
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/naming"
+)
+
+// TestKindListDrift holds each release's kinds to that release's own CRDs
+// (../shared/upstream/kuma/<Upstream>/crds): a Kuma CRD with kubectl short names is a kind with a KRI,
+// which the release's registry must know under the first of them; a kind the registry knows has a
+// CRD; and a kind whose CRD the previous release ships and this one does not is a removed kind.
+func TestKindListDrift(t *testing.T) {
+	var prev map[string]bool
+	for i, r := range naming.Releases() {
+		t.Run(r.String(), func(t *testing.T) {
+			kinds, err := testenv.LoadKinds(testenv.Options{Kuma: r.Upstream()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crds := map[string]bool{}
+			withShort := map[string]string{}
+			for _, k := range kinds {
+				if k.Group != "kuma.io" {
+					continue
+				}
+				crds[k.Kind] = true
+				if len(k.ShortNames) > 0 {
+					withShort[k.Kind] = k.ShortNames[0]
+				}
+			}
+			registered := map[string]string{}
+			for _, rt := range r.Registry().Types() {
+				registered[rt.Kind] = rt.ShortName
+				if !rt.CRD {
+					t.Errorf("%s: the registry says it has no CRD", rt.Kind)
+				}
+			}
+			if !maps.Equal(registered, withShort) {
+				t.Errorf("kinds and short names of the registry\n%v\nof the CRDs\n%v", registered, withShort)
+			}
+			if i == 0 {
+				prev = crds
+				return
+			}
+			var gone, removed []string
+			for k := range prev {
+				if !crds[k] {
+					gone = append(gone, k)
+				}
+				if _, ok := r.Removed(k); ok {
+					removed = append(removed, k)
+				}
+			}
+			slices.Sort(gone)
+			slices.Sort(removed)
+			if !slices.Equal(gone, removed) {
+				t.Errorf("CRDs gone since the previous release %q, kinds the release says it removed %q", gone, removed)
+			}
+			for k := range crds {
+				if _, ok := r.Removed(k); ok {
+					t.Errorf("%s: said removed, but the release ships its CRD", k)
+				}
+			}
+			prev = crds
+		})
+	}
+}
+
+func TestReleaseFacts(t *testing.T) {
+	for _, r := range naming.Releases() {
+		for _, kind := range []string{"Mesh", "Zone", "MeshService", "MeshExternalService", "MeshMultiZoneService"} {
+			if _, ok := r.Registry().ByKind(kind); !ok {
+				t.Errorf("%s: %s is not a kind of the release", r, kind)
+			}
+			if got, want := r.RFC1035Name(kind), r == naming.Kuma3_0; got != want {
+				t.Errorf("%s: RFC1035Name(%s) = %t, want %t", r, kind, got, want)
+			}
+		}
+		if r.RFC1035Name("MeshTimeout") || r.RFC1035Name("Workload") {
+			t.Errorf("%s: policies and Workload are not held to RFC 1035", r)
+		}
+		_, removed := r.RemovedTargetRefKind("MeshSubset")
+		if r.RefsByLabelsOnly() != removed || r.ChecksMeshOwnerReference() != removed {
+			t.Errorf("%s: refs by labels only %t, MeshSubset removed %t, Mesh ownerReference checked %t",
+				r, r.RefsByLabelsOnly(), removed, r.ChecksMeshOwnerReference())
+		}
+	}
+	if got := naming.Kuma3_0.Overwritten(); !slices.Equal(got, []string{naming.AnnotationDisplayName, naming.LabelOrigin}) {
+		t.Errorf("3.0 overwrites %q", got)
+	}
+	if got := naming.Kuma2_14.Overwritten(); len(got) != 0 {
+		t.Errorf("2.14 overwrites %q", got)
+	}
+}
+
+// TestForObjectRemovedKind: 2.14 names a MeshGateway; 3.0 says the kind is gone and why.
+func TestForObjectRemovedKind(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	u.SetName("edge")
+	obj := naming.WithMesh(u, "default")
+	k, errs := naming.Kuma2_14.ForObject(obj, "MeshGateway")
+	if len(errs) != 0 || k.String() != "kri_mgw_default___edge_" {
+		t.Errorf("2.14: %s, %v", k, errs)
+	}
+	_, errs = naming.Kuma3_0.ForObject(obj, "MeshGateway")
+	if len(errs) != 1 || errs[0].Field != "kind" || !strings.Contains(errs[0].Detail, "removed in Kuma 3.0: the built-in gateway is gone") {
+		t.Errorf("3.0: %v", errs)
+	}
+	_, errs = naming.Kuma3_0.ForObject(obj, "MeshGadget")
+	if len(errs) != 1 || !strings.Contains(errs[0].Detail, "not a registered KRI resource type") {
+		t.Errorf("3.0, a kind no release has: %v", errs)
+	}
+}
+
+func TestValidateName(t *testing.T) {
+	p := field.NewPath("metadata", "name")
+	for _, tc := range []struct {
+		release naming.Release
+		kind    string
+		name    string
+		want    string // substring of the one error; "" = valid
+	}{
+		{naming.Kuma3_0, "MeshService", "redis", ""},
+		{naming.Kuma3_0, "MeshService", "9redis", `metadata.name: Invalid value: "9redis": Kuma 3.0 names a MeshService with an RFC 1035 label: must start with a lowercase letter`},
+		{naming.Kuma3_0, "Mesh", strings.Repeat("b", 64), "Kuma 3.0 names a Mesh with an RFC 1035 label: may not be more than 63 bytes"},
+		{naming.Kuma3_0, "Zone", "zone.east", "must contain only"},
+		{naming.Kuma3_0, "MeshExternalService", "httpbin-", "must end with"},
+		{naming.Kuma3_0, "MeshMultiZoneService", "", ""},
+		{naming.Kuma3_0, "MeshTimeout", "1timeout", ""},
+		{naming.Kuma3_0, "Workload", "1backend", ""},
+		{naming.Kuma2_14, "MeshService", "9redis", ""},
+		{naming.Kuma2_14, "Mesh", "mesh.v2", ""},
+	} {
+		errs := tc.release.ValidateName(tc.kind, tc.name, p)
+		switch {
+		case tc.want == "" && len(errs) != 0:
+			t.Errorf("%s %s %q: %v, want valid", tc.release, tc.kind, tc.name, errs)
+		case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
+			t.Errorf("%s %s %q: %v, want one error with %q", tc.release, tc.kind, tc.name, errs, tc.want)
+		}
+	}
+}
