@@ -214,8 +214,39 @@ func TestKumaVersions(t *testing.T) {
 		if gateway != (e.Kuma == Kuma214) {
 			t.Errorf("Kuma %s: MeshGateway served: %t", e.Kuma, gateway)
 		}
+		refByName(t, e)
 	}
 	roundTripEveryKind(t, e)
+}
+
+// refByName records what each release's schema does with a targetRef by name (docs/releases.md):
+// 2.14 stores it; 3.0's schema has no name, so the API server prunes it before any admission
+// webhook sees the object, leaving the labels.
+func refByName(t *testing.T, e *Env) {
+	t.Helper()
+	k, ok := e.Kind("kuma.io", "MeshTimeout")
+	if !ok {
+		t.Fatalf("Kuma %s serves no MeshTimeout", e.Kuma)
+	}
+	ref := map[string]any{"kind": "MeshService", "name": "backend", "namespace": "kuma-demo", "labels": map[string]any{"app": "backend"}}
+	u := NewObject(k, e.NewNamespace(t), "by-name")
+	u.Object["spec"] = map[string]any{
+		"targetRef": map[string]any{"kind": "Mesh"},
+		"to":        []any{map[string]any{"targetRef": ref, "default": map[string]any{"idleTimeout": "20s"}}},
+	}
+	if err := e.Client.Create(context.Background(), u); err != nil {
+		t.Fatalf("Kuma %s: creating a MeshTimeout with a targetRef by name: %v", e.Kuma, err)
+	}
+	stored, _, _ := unstructured.NestedSlice(u.Object, "spec", "to")
+	if len(stored) != 1 {
+		t.Fatalf("Kuma %s: stored spec.to %v", e.Kuma, stored)
+	}
+	tr, _ := stored[0].(map[string]any)["targetRef"].(map[string]any)
+	_, hasName := tr["name"]
+	_, hasLabels := tr["labels"]
+	if hasName != (e.Kuma == Kuma214) || !hasLabels {
+		t.Errorf("Kuma %s: stored targetRef %v: name kept %t, labels kept %t", e.Kuma, tr, hasName, hasLabels)
+	}
 }
 
 func TestEveryKindRoundTrips(t *testing.T) { roundTripEveryKind(t, env) }
