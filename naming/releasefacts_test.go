@@ -1,7 +1,9 @@
 package naming_test
 
 import (
+	"encoding/json"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -146,5 +148,50 @@ func TestValidateName(t *testing.T) {
 		case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
 			t.Errorf("%s %s %q: %v, want one error with %q", tc.release, tc.kind, tc.name, errs, tc.want)
 		}
+	}
+}
+
+// TestValidateNameAgreesWithKuma30 replays the RFC 1035 cases of Kuma's 3.0 sample
+// (../shared/kuma-kri/master-348b652.sample.jsonl): where master's own webhooks refused the object
+// for its name, ValidateName refuses metadata.name; where either set-up admitted it, ValidateName
+// does too. Cases refused for other reasons (origin, namespace) say nothing about names.
+func TestValidateNameAgreesWithKuma30(t *testing.T) {
+	data, err := os.ReadFile("../../shared/kuma-kri/master-348b652.sample.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type decision struct {
+		Allowed bool   `json:"allowed"`
+		Message string `json:"message"`
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c struct {
+			Case   string         `json:"case"`
+			Object map[string]any `json:"object"`
+			Zone   decision       `json:"zone"`
+			Global decision       `json:"global"`
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(c.Case, "RFC1035") {
+			continue
+		}
+		n++
+		u := &unstructured.Unstructured{Object: c.Object}
+		errs := naming.Kuma3_0.ValidateName(u.GetKind(), u.GetName(), field.NewPath("metadata", "name"))
+		byName := func(d decision) bool {
+			return !d.Allowed && (strings.Contains(d.Message, "DNS-1035") || strings.Contains(d.Message, "no more than 63 characters"))
+		}
+		switch {
+		case (byName(c.Zone) || byName(c.Global)) && len(errs) == 0:
+			t.Errorf("%s: Kuma 3.0 refuses the name (%q / %q), ValidateName admits it", c.Case, c.Zone.Message, c.Global.Message)
+		case (c.Zone.Allowed || c.Global.Allowed) && len(errs) != 0:
+			t.Errorf("%s: Kuma 3.0 admits it, ValidateName says %v", c.Case, errs)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no RFC 1035 case in the sample")
 	}
 }
