@@ -99,7 +99,7 @@ func TestFixNeedsAHuman(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "policies.yaml", src)
 
 	// The second run reads the fixed file, 8 lines longer above the objects at fault.
-	for i, lines := range [][2]int{{114, 121}, {122, 129}} {
+	for i, lines := range [][2]int{{117, 124}, {125, 132}} {
 		r := run(t, "", "fix", "--kuma-version", "3.0", p)
 		if r.code != ExitDenied {
 			t.Errorf("run %d: exit %d, want 1 while objects need a rename; stderr:\n%s", i, r.code, r.stderr)

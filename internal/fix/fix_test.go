@@ -103,8 +103,8 @@ func TestRewritePolicies(t *testing.T) {
 		kind, field  string
 		messageStart string
 	}{
-		{114, "MeshService", "metadata.name", "Kuma 3.0 refuses this MeshService name: it must be an RFC 1035 label"},
-		{121, "MeshGateway", "kind", "MeshGateway is removed in Kuma 3.0"},
+		{117, "MeshService", "metadata.name", "Kuma 3.0 refuses this MeshService name: it must be an RFC 1035 label"},
+		{124, "MeshGateway", "kind", "MeshGateway is removed in Kuma 3.0"},
 	}
 	if len(res.Findings) != len(wantFindings) {
 		t.Fatalf("findings: got %+v, want %d", res.Findings, len(wantFindings))
