@@ -123,7 +123,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 			}
 			return run(pass, cfg)
 		},
-		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact)},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact)},
 	}
 }
 
@@ -263,6 +263,7 @@ type state struct {
 	impls   map[string][]target
 	methods map[string][]*types.Func // made on first use
 	makers  map[*ssa.Function][]*ssa.MakeClosure
+	callers map[*ssa.Function][]callerAt // made on first use
 	syn     *syntaxIndex
 	callPos token.Pos // the call evalCall is reading
 
@@ -328,6 +329,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		st.report()
 	}
 	st.exportResults()
+	st.exportGetters()
 	return nil, nil
 }
 

@@ -171,3 +171,14 @@ func TestNoStatNames(t *testing.T) {
 type quiet struct{ *testing.T }
 
 func (*quiet) Errorf(string, ...any) {}
+
+// TestSeenThrough checks the shapes of a control plane's name switches and name holders: a generic
+// helper returning a closure (GetNameOrFallbackFunc), a closure over a bool (GetNameOrDefault), a
+// function value handed to another function as an argument, a cluster known by an interface
+// whose name an option sets in another package, and a secret request reached through two
+// interfaces; and the one shape a package-at-a-time analysis cannot see, an implementation in a
+// package the caller does not import.
+func TestSeenThrough(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/kx/naming", "cp/kx/sysnames", "cp/kx/core", "cp/kx/envoy", "cp/kx/gen", "cp/kx/gen2")
+}

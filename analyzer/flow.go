@@ -630,8 +630,51 @@ func (st *state) funcValues1(fn *ssa.Function, v ssa.Value) []target {
 				}
 			}
 		}
+	case *ssa.Parameter:
+		// A function handed in as an argument: what the package's calls of the function pass. Callers
+		// in other packages are not known; what they pass is not followed.
+		for i, p := range v.Parent().Params {
+			if p != v {
+				continue
+			}
+			var out []target
+			for _, c := range st.callersOf(v.Parent()) {
+				if i < len(c.call.Args) {
+					out = append(out, st.funcValues(c.fn, c.call.Args[i])...)
+				}
+			}
+			return out
+		}
 	}
 	return nil
+}
+
+// callerAt is one static call of a function of the package.
+type callerAt struct {
+	fn   *ssa.Function
+	call *ssa.CallCommon
+}
+
+// callersOf returns the static calls of f in the package: the edges of its call graph that a
+// function value can flow along into a parameter. The index is made once, on first use.
+func (st *state) callersOf(f *ssa.Function) []callerAt {
+	if st.callers == nil {
+		st.callers = map[*ssa.Function][]callerAt{}
+		for _, g := range st.funcs {
+			for _, b := range g.Blocks {
+				for _, in := range b.Instrs {
+					ci, ok := in.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					if callee := ci.Common().StaticCallee(); callee != nil && callee.Pkg == st.pkg {
+						st.callers[callee] = append(st.callers[callee], callerAt{fn: g, call: ci.Common()})
+					}
+				}
+			}
+		}
+	}
+	return st.callers[f]
 }
 
 // mapFuncs returns the functions stored in the map m: a map of name functions.

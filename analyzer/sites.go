@@ -248,7 +248,7 @@ func (st *state) maySinkFunc(fn *types.Func) bool {
 	if _, ok := st.cfg.sinks[funcKey(fn)]; ok {
 		return true
 	}
-	return st.importedParams(fn) != nil
+	return st.importedParams(fn) != nil || st.importedCopies(fn) != nil
 }
 
 func (st *state) importedField(fv *types.Var) *sinkFieldFact {
@@ -331,6 +331,9 @@ func (st *state) resolve(s *site) (Sink, *target, bool) {
 					return p.Sink, t, true
 				}
 			}
+		}
+		if sk, ok := st.copySink(obj, idx); ok {
+			return sk, t, true
 		}
 		if ix, ok := st.cfg.sinks[funcKey(obj)]; ok {
 			for _, i := range ix {

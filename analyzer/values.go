@@ -337,6 +337,11 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 				continue
 			}
 			ts = st.importedResult(fn, t.obj, args, hints)
+			if ts == nil {
+				if fv := st.importedGetter(t.obj); fv != nil {
+					ts = []tmpl{{parts: []part{{Part: Part{Kind: partField}, field: fv}}}}
+				}
+			}
 		case t.shapes != nil:
 			ts = st.subst(t.shapes, func(p part) ([]tmpl, bool) {
 				if p.Kind != PartParam {

@@ -20,7 +20,7 @@ type ListenerBuilder struct {
 	chains     []*listenerv3.FilterChain
 }
 
-func NewListenerBuilder(version, name string) *ListenerBuilder { // want NewListenerBuilder:`sink params 1->listenerv3.Listener.Name`
+func NewListenerBuilder(version, name string) *ListenerBuilder { // want NewListenerBuilder:`sink params 1->listenerv3.Listener.Name` NewListenerBuilder:`copies 0->version`
 	return &ListenerBuilder{version: version, name: name}
 }
 
@@ -35,7 +35,7 @@ func (b *ListenerBuilder) WithFilterChain(name string, filters ...*listenerv3.Fi
 }
 
 // Version is not a name.
-func (b *ListenerBuilder) Version() string { return b.version }
+func (b *ListenerBuilder) Version() string { return b.version } // want Version:`returns field version`
 
 func (b *ListenerBuilder) Build() *listenerv3.Listener {
 	return &listenerv3.Listener{Name: b.name, StatPrefix: b.statPrefix, FilterChains: b.chains}
@@ -158,12 +158,12 @@ type RouteBuilder struct {
 	name string
 }
 
-func (b *RouteBuilder) WithName(name string) *RouteBuilder { // want WithName:`sink params 0->routev3.Route.Name`
+func (b *RouteBuilder) WithName(name string) *RouteBuilder { // want WithName:`sink params 0->routev3.Route.Name` WithName:`copies 0->name`
 	b.name = name
 	return b
 }
 
-func (b *RouteBuilder) Name() string { return b.name }
+func (b *RouteBuilder) Name() string { return b.name } // want Name:`returns field name`
 
 func (b *RouteBuilder) Build() *routev3.Route { return &routev3.Route{Name: b.Name()} }
 

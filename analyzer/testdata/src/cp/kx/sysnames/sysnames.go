@@ -1,0 +1,10 @@
+package sysnames
+
+func GetNameOrDefault(predicate bool) func(name, defaultName string) string { // want GetNameOrDefault:`returns func with result "\{0\}" "\{1\}"`
+	return func(name, defaultName string) string {
+		if predicate {
+			return name
+		}
+		return defaultName
+	}
+}
