@@ -197,7 +197,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 	return nil
 }
 
-// writeError wraps an error of the output, which ends the audit.
+// writeError wraps an error of the output, which ends the audit or the envoy command.
 type writeError struct{ err error }
 
 func (e writeError) Error() string { return e.err.Error() }

@@ -40,11 +40,16 @@ skipped with a note on standard error.`,
 			fs.BoolVar(&a.strict, "strict", false, "also report legacy names (neither KRI, internal, nor under an accepted prefix)")
 			fs.StringSliceVar(&a.prefixes, "prefix", naming.DefaultEnvoyPrefixes(), "accepted name prefixes besides kri_ and _ (repeat, or separate with commas)")
 			fs.DurationVar(&a.timeout, "timeout", 30*time.Second, "time limit of a request to an admin URL")
-			fs.IntVar(&a.maxBytes, "max-bytes", 512<<20, "largest config dump read")
+			fs.IntVar(&a.maxBytes, "max-bytes", defaultMaxDumpBytes, "largest config dump read")
 		},
 		run: runEnvoy,
 	}
 }
+
+// defaultMaxDumpBytes bounds a dump: the dump is read one config at a time, and the largest
+// config (all of a proxy's clusters, or endpoints with include_eds) costs about 8 bytes of memory
+// per byte (docs/cli.md), so 256 MiB fits the 7 GiB of a hosted CI runner.
+const defaultMaxDumpBytes = 256 << 20
 
 // envoyResult is one name, as -o json prints it.
 type envoyResult struct {
@@ -70,24 +75,19 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	source := args[0]
-	data, err := a.readDump(ctx, source)
+	r, err := a.openDump(ctx, source)
 	if err != nil {
 		return a.fail(path, err)
 	}
+	defer r.Close()
 	prefixes := a.prefixes
 	if prefixes == nil {
 		prefixes = []string{}
 	}
-	d, err := envoydump.Parse(data, naming.EnvoyNameOptions{Strict: a.strict, Prefixes: prefixes, Registry: a.cfg.Registry()})
-	if err != nil {
-		return a.fail(path, fmt.Errorf("%s: %w", source, err))
-	}
-	for _, n := range d.Notes {
-		fmt.Fprintf(a.errOut, "%s: note: %s\n", source, n)
-	}
 	var t tally
 	jw := newJSONWriter(a.out)
-	for _, n := range d.Names {
+	// Each name is printed as its config is read: the dump is never held whole.
+	err = envoydump.Read(r, naming.EnvoyNameOptions{Strict: a.strict, Prefixes: prefixes, Registry: a.cfg.Registry()}, func(n envoydump.Name) error {
 		t.objects++
 		if len(n.Problems) > 0 {
 			t.denied++
@@ -97,17 +97,31 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 			for _, p := range n.Problems {
 				r.Problems = append(r.Problems, envoyProblem{Rule: p.Rule.String(), Message: p.Message})
 			}
-			err = jw.element(r)
+			if err := jw.element(r); err != nil {
+				return writeError{err}
+			}
 		} else {
 			for _, p := range n.Problems {
-				if _, err = fmt.Fprintf(a.out, "%s: %s: %s %q %s\n", source, n.Path, n.What, n.Name, p.Message); err != nil {
-					break
+				if _, err := fmt.Fprintf(a.out, "%s: %s: %s %q %s\n", source, n.Path, n.What, n.Name, p.Message); err != nil {
+					return writeError{err}
 				}
 			}
 		}
-		if err != nil {
-			return a.fail(path, fmt.Errorf("writing output: %w", err))
+		return nil
+	}, func(note string) {
+		fmt.Fprintf(a.errOut, "%s: note: %s\n", source, note)
+	})
+	var we writeError
+	switch {
+	case errors.As(err, &we):
+		return a.fail(path, fmt.Errorf("writing output: %w", we.err))
+	case err != nil:
+		var tl tooLarge
+		if errors.As(err, &tl) {
+			err = tl
 		}
+		t.errors++
+		fmt.Fprintf(a.errOut, "%s: %s: %v\n", path, source, err)
 	}
 	if a.output == "json" {
 		if err := jw.close(); err != nil {
@@ -117,29 +131,31 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 	return t.exitCode()
 }
 
-// readDump reads a config dump from a file, standard input or an admin URL, up to --max-bytes.
-func (a *app) readDump(ctx context.Context, source string) ([]byte, error) {
-	var r io.Reader
+// openDump opens a config dump: a file, standard input or an admin URL, read up to --max-bytes.
+func (a *app) openDump(ctx context.Context, source string) (io.ReadCloser, error) {
+	var rc io.ReadCloser
 	switch {
 	case source == "-":
-		r = a.streams.In
+		rc = io.NopCloser(a.streams.In)
 	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
 		ctx, cancel := context.WithTimeout(ctx, a.timeout)
-		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
 		if err != nil {
+			cancel()
 			return nil, fmt.Errorf("admin URL: %w", err)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
+			cancel()
 			return nil, fmt.Errorf("fetching the config dump: %w", err)
 		}
-		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			resp.Body.Close()
+			cancel()
 			return nil, fmt.Errorf("fetching the config dump: %s: %s", resp.Status, strings.TrimSpace(string(body)))
 		}
-		return readLimited(resp.Body, a.maxBytes, source)
+		rc = cancelCloser{resp.Body, cancel}
 	default:
 		f, err := os.Open(source)
 		if err != nil {
@@ -149,19 +165,50 @@ func (a *app) readDump(ctx context.Context, source string) ([]byte, error) {
 			}
 			return nil, fmt.Errorf("%s: reading: %w", source, err)
 		}
-		defer f.Close()
-		r = f
+		rc = f
 	}
-	return readLimited(r, a.maxBytes, source)
+	return &limitedReader{rc: rc, left: int64(a.maxBytes), max: a.maxBytes}, nil
 }
 
-func readLimited(r io.Reader, max int, source string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading: %w", source, err)
+// cancelCloser closes a response body and cancels its request's context.
+type cancelCloser struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelCloser) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// limitedReader fails once more than max bytes are read.
+type limitedReader struct {
+	rc   io.ReadCloser
+	left int64
+	max  int
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, tooLarge{l.max}
 	}
-	if len(b) > max {
-		return nil, fmt.Errorf("%s: config dump is larger than %d bytes (--max-bytes)", source, max)
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
 	}
-	return b, nil
+	n, err := l.rc.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, tooLarge{l.max}
+	}
+	return n, err
+}
+
+func (l *limitedReader) Close() error { return l.rc.Close() }
+
+// tooLarge ends a dump larger than --max-bytes.
+type tooLarge struct{ max int }
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("config dump is larger than %d bytes (--max-bytes)", e.max)
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
 
-	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -76,38 +76,130 @@ const emptyTypeURL = "type.googleapis.com/google.protobuf.Empty"
 // Parse reads a config dump (the JSON of Envoy's /config_dump, with or without include_eds) and
 // checks every name it holds with naming.CheckEnvoyName under o. Embedded configurations of
 // unknown types are skipped, each with a note; anything else that is not a config dump is an
-// error.
+// error. Read does the same from a stream, holding one config at a time.
 func Parse(data []byte, o naming.EnvoyNameOptions) (*Dump, error) {
 	d := &Dump{}
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(data))
+	err := Read(bytes.NewReader(data), o, func(n Name) error {
+		d.Names = append(d.Names, n)
+		return nil
+	}, func(note string) { d.Notes = append(d.Notes, note) })
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Read reads a config dump from r as Parse does and hands fn each name, note each note, as
+// soon as the config that holds it is read: memory is bounded by the largest config of the
+// dump (a listener, cluster or endpoint dump), not by the dump. It stops at fn's first error
+// and returns it.
+func Read(r io.Reader, o naming.EnvoyNameOptions, fn func(Name) error, note func(string)) error {
+	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("config dump: invalid JSON: %w", err)
+	invalid := func(err error) error { return fmt.Errorf("config dump: invalid JSON: %w", err) }
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return invalid(err)
 	}
-	if dec.More() {
-		return nil, errors.New("config dump: invalid JSON: more than one value")
+	if tok != json.Delim('{') {
+		return errors.New("config dump: want a JSON object with a configs list")
 	}
-	top, ok := doc.(map[string]any)
-	if !ok {
-		return nil, errors.New("config dump: want a JSON object with a configs list")
-	}
-	if _, ok := top["configs"]; !ok {
-		return nil, errors.New("config dump: no configs: not the output of Envoy's /config_dump")
-	}
-	if replaceUnknown(doc, "", &d.Notes) {
-		var err error
-		if data, err = json.Marshal(doc); err != nil {
-			return nil, fmt.Errorf("config dump: %w", err)
+	sawConfigs := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return invalid(err)
+		}
+		if tok != "configs" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return invalid(err)
+			}
+			continue
+		}
+		sawConfigs = true
+		if err := readConfigs(dec, o, fn, note); err != nil {
+			return err
 		}
 	}
-	var cd adminv3.ConfigDump
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, &cd); err != nil {
-		return nil, fmt.Errorf("config dump: %w", err)
+	if _, err := dec.Token(); err != nil { // }
+		return invalid(err)
 	}
-	w := walker{opts: o, dump: d}
-	w.message(cd.ProtoReflect(), "")
-	return d, nil
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("config dump: invalid JSON: more than one value")
+	}
+	if !sawConfigs {
+		return errors.New("config dump: no configs: not the output of Envoy's /config_dump")
+	}
+	return nil
+}
+
+// readConfigs reads the configs list, one config at a time.
+func readConfigs(dec *json.Decoder, o naming.EnvoyNameOptions, fn func(Name) error, note func(string)) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("config dump: invalid JSON: %w", err)
+	}
+	if tok == nil {
+		return nil // "configs": null
+	}
+	if tok != json.Delim('[') {
+		return errors.New("config dump: configs: want a list")
+	}
+	w := walker{opts: o, emit: fn, note: note}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("config dump: invalid JSON: %w", err)
+		}
+		path := "configs[" + strconv.Itoa(i) + "]"
+		a, err := decodeConfig(raw, path, note)
+		raw = nil
+		if err != nil {
+			return fmt.Errorf("config dump: %s: %w", path, err)
+		}
+		w.message(a.ProtoReflect(), path)
+		if w.err != nil {
+			return w.err
+		}
+	}
+	_, err = dec.Token() // ]
+	return err
+}
+
+// decodeConfig decodes one config, an Any. Embedded messages of unknown types are replaced by
+// empty ones first, each with a note; only a config that holds one pays for the generic decode
+// this needs.
+func decodeConfig(raw []byte, path string, note func(string)) (*anypb.Any, error) {
+	opts := protojson.UnmarshalOptions{DiscardUnknown: true}
+	a := &anypb.Any{}
+	if err := opts.Unmarshal(raw, a); err == nil {
+		return a, nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var notes []string
+	if replaceUnknown(v, path, &notes) {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range notes {
+		note(n)
+	}
+	a = &anypb.Any{}
+	if err := opts.Unmarshal(raw, a); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // replaceUnknown replaces every embedded message (an object with "@type") whose type is not
@@ -168,13 +260,15 @@ func join(path, name string) string {
 
 type walker struct {
 	opts naming.EnvoyNameOptions
-	dump *Dump
+	emit func(Name) error
+	note func(string)
+	err  error // emit's first error, which ends the walk
 }
 
 // message visits the fields of m, which is at path, in the order the proto declares them.
 func (w *walker) message(m protoreflect.Message, path string) {
 	desc := m.Descriptor()
-	if skipped[desc.FullName()] {
+	if w.err != nil || skipped[desc.FullName()] {
 		return
 	}
 	if desc.FullName() == "google.protobuf.Any" {
@@ -184,7 +278,7 @@ func (w *walker) message(m protoreflect.Message, path string) {
 		}
 		inner, err := anypb.UnmarshalNew(a, proto.UnmarshalOptions{DiscardUnknown: true})
 		if err != nil {
-			w.dump.Notes = append(w.dump.Notes, fmt.Sprintf("%s: skipped an embedded %s: %v", orRoot(path), typeName(a.GetTypeUrl()), err))
+			w.note(fmt.Sprintf("%s: skipped an embedded %s: %v", orRoot(path), typeName(a.GetTypeUrl()), err))
 			return
 		}
 		w.message(inner.ProtoReflect(), path)
@@ -230,8 +324,8 @@ func (w *walker) value(fd protoreflect.FieldDescriptor, v protoreflect.Value, pa
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		w.message(v.Message(), path)
 	case protoreflect.StringKind:
-		if what != "" && v.String() != "" {
-			w.dump.Names = append(w.dump.Names, Name{Path: path, What: what, Name: v.String(),
+		if what != "" && v.String() != "" && w.err == nil {
+			w.err = w.emit(Name{Path: path, What: what, Name: v.String(),
 				Problems: naming.CheckEnvoyName(v.String(), w.opts)})
 		}
 	}

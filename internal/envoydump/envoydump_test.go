@@ -125,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 		{"two values", `{"configs": []} {}`, "config dump: invalid JSON: more than one value"},
 		{"an array", `[]`, "config dump: want a JSON object with a configs list"},
 		{"no configs", `{"listeners": []}`, "config dump: no configs: not the output of Envoy's /config_dump"},
-		{"a known type of the wrong shape", `{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump", "dynamic_listeners": {"a": 1}}]}`, "config dump: proto:"},
+		{"a known type of the wrong shape", `{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump", "dynamic_listeners": {"a": 1}}]}`, "config dump: configs[0]: proto:"},
 		{"binary", "\x00\x01\x02", "config dump: invalid JSON: invalid character '\\x00' looking for beginning of value"},
 	}
 	for _, tt := range tests {

@@ -568,6 +568,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	if int64(len(c.kept)) > c.limit {
 		return 0, errTooLarge
 	}
+	// Never read far past the limit: the decoder asks for ever larger reads as a value grows.
+	if room := c.limit - int64(len(c.kept)) + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
 	n, err := c.r.Read(p)
 	c.kept = append(c.kept, p[:n]...)
 	return n, err
