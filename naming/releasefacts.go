@@ -23,6 +23,9 @@ type releaseFacts struct {
 	removedRefKinds map[string]string
 	// rfc1035 are the kinds whose name must be an RFC 1035 label.
 	rfc1035 []string
+	// shortNames are kinds whose name may have at most 63 characters (and no other rule beyond the
+	// KRI's).
+	shortNames []string
 	// refsByLabelsOnly: targetRefs and backendRefs select by labels; name and namespace are gone.
 	refsByLabelsOnly bool
 	// overwritten are the labels and annotations the control plane sets whatever the user wrote.
@@ -42,8 +45,9 @@ var legacyPolicies = []string{
 
 var facts = map[string]*releaseFacts{
 	Kuma2_14.version: {
-		upstream: "v2.14.3",
-		registry: releaseRegistry(func(ResourceType) bool { return true }),
+		upstream:   "v2.14.3",
+		registry:   releaseRegistry(func(ResourceType) bool { return true }),
+		shortNames: []string{"MeshExternalService", "MeshService"},
 	},
 	Kuma3_0.version: {
 		upstream: "master-348b652",
@@ -154,20 +158,45 @@ func (r Release) Overwritten() []string { return slices.Clone(r.facts().overwrit
 // names another mesh than the object's own.
 func (r Release) ChecksMeshOwnerReference() bool { return r.facts().meshOwnerReference }
 
-// ValidateName checks name, the metadata.name of an object of kind, against what r demands of such
-// names beyond the KRI's rule: an RFC 1035 label for the kinds of RFC1035Name. On Kubernetes r's
-// control plane checks metadata.name itself (it overwrites the display name with it), so a valid
-// kuma.io/display-name annotation does not save an invalid name. An empty name is left to the
-// callers' own required-field checks, as Kuma leaves it.
+// ValidatedName returns the name r's control plane validates for obj, a Kubernetes object: its
+// display name as r's resource adapter reads it (the kuma.io/display-name annotation when present
+// and not empty; when present and empty, <metadata.name>.<metadata.namespace>; else metadata.name),
+// after r's defaulting webhook, which in 3.0 overwrites the annotation with metadata.name.
+func (r Release) ValidatedName(obj Meta) string {
+	if slices.Contains(r.facts().overwritten, AnnotationDisplayName) {
+		return obj.GetName()
+	}
+	dn, ok := obj.GetAnnotations()[AnnotationDisplayName]
+	switch {
+	case ok && dn != "":
+		return dn
+	case ok && obj.GetNamespace() != "":
+		return obj.GetName() + "." + obj.GetNamespace()
+	}
+	return obj.GetName()
+}
+
+// ValidateName checks name, the ValidatedName of an object of kind, against what r demands of such
+// names beyond the KRI's rule: an RFC 1035 label for the kinds of RFC1035Name, at most 63
+// characters for the others r limits. An empty name is left to the callers' own required-field
+// checks, as Kuma leaves it.
 func (r Release) ValidateName(kind, name string, p *field.Path) field.ErrorList {
-	if name == "" || !r.RFC1035Name(kind) {
+	f := r.facts()
+	switch {
+	case name == "":
 		return nil
+	case slices.Contains(f.rfc1035, kind):
+		// An RFC 1035 label is exactly what a KRI mesh may be: at most 63 lowercase letters, digits
+		// or '-', starting with a letter, ending with a letter or digit.
+		errs := FieldMesh.Validate(name, p)
+		for _, e := range errs {
+			e.Detail = fmt.Sprintf("Kuma %s names a %s with an RFC 1035 label: %s", r, kind, e.Detail)
+		}
+		return errs
+	case slices.Contains(f.shortNames, kind) && len(name) > 63:
+		e := field.TooLong(p, name, 63)
+		e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, kind)
+		return field.ErrorList{e}
 	}
-	// An RFC 1035 label is exactly what a KRI mesh may be: at most 63 lowercase letters, digits or
-	// '-', starting with a letter, ending with a letter or digit.
-	errs := FieldMesh.Validate(name, p)
-	for _, e := range errs {
-		e.Detail = fmt.Sprintf("Kuma %s names a %s with an RFC 1035 label: %s", r, kind, e.Detail)
-	}
-	return errs
+	return nil
 }

@@ -139,6 +139,9 @@ func TestValidateName(t *testing.T) {
 		{naming.Kuma3_0, "MeshTimeout", "1timeout", ""},
 		{naming.Kuma3_0, "Workload", "1backend", ""},
 		{naming.Kuma2_14, "MeshService", "9redis", ""},
+		{naming.Kuma2_14, "MeshService", strings.Repeat("b", 64), "Kuma 2.14 names a MeshService with at most 63 characters"},
+		{naming.Kuma2_14, "MeshExternalService", strings.Repeat("b", 63), ""},
+		{naming.Kuma2_14, "MeshMultiZoneService", strings.Repeat("b", 64), ""},
 		{naming.Kuma2_14, "Mesh", "mesh.v2", ""},
 	} {
 		errs := tc.release.ValidateName(tc.kind, tc.name, p)
@@ -180,7 +183,7 @@ func TestValidateNameAgreesWithKuma30(t *testing.T) {
 		}
 		n++
 		u := &unstructured.Unstructured{Object: c.Object}
-		errs := naming.Kuma3_0.ValidateName(u.GetKind(), u.GetName(), field.NewPath("metadata", "name"))
+		errs := naming.Kuma3_0.ValidateName(u.GetKind(), naming.Kuma3_0.ValidatedName(u), field.NewPath("metadata", "name"))
 		byName := func(d decision) bool {
 			return !d.Allowed && (strings.Contains(d.Message, "DNS-1035") || strings.Contains(d.Message, "no more than 63 characters"))
 		}
@@ -193,5 +196,44 @@ func TestValidateNameAgreesWithKuma30(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no RFC 1035 case in the sample")
+	}
+}
+
+// TestValidateNameVectors: on objects of the kinds the name rules are about and of kinds they are
+// not, ValidateName refuses the ValidatedName exactly where each release's own validators report a
+// violation at the name (testdata/kuma-names.jsonl, computed by running each release's
+// validator.Validate on the object as its defaulting webhook leaves the display name).
+func TestValidateNameVectors(t *testing.T) {
+	data, err := os.ReadFile("testdata/kuma-names.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v struct {
+			Release    string         `json:"release"`
+			Rule       string         `json:"rule"`
+			Object     map[string]any `json:"object"`
+			Violations []string       `json:"name_violations"`
+		}
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		r, err := naming.ParseRelease(v.Release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: v.Object}
+		errs := r.ValidateName(u.GetKind(), r.ValidatedName(u), field.NewPath("metadata", "name"))
+		if (len(errs) != 0) != (len(v.Violations) != 0) {
+			t.Errorf("line %d, Kuma %s, %s %q (%s): ours %v, Kuma's %q", i+1, r, u.GetKind(), u.GetName(), v.Rule, errs, v.Violations)
+		}
+		count[r.String()]++
+	}
+	for _, r := range naming.Releases() {
+		if count[r.String()] == 0 {
+			t.Errorf("no vectors for Kuma %s", r)
+		}
+		t.Logf("%d vectors for Kuma %s", count[r.String()], r)
 	}
 }
