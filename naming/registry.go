@@ -51,9 +51,10 @@ type ResourceType struct {
 	// Legacy kinds (Dataplane, Mesh, MeshGateway, ZoneIngress, ZoneEgress, Zone) keep their mesh in
 	// the object's top-level mesh field; the others in the kuma.io/mesh label. See docs/kri.md.
 	Legacy bool
-	// CRD says that current Kuma releases ship a CRD for the kind (group kuma.io, version
+	// CRD says that every supported Kuma release ships a CRD for the kind (group kuma.io, version
 	// v1alpha1): the kinds the webhook guards by default. MeshGateway, ZoneIngress and ZoneEgress
-	// have none.
+	// have one in 2.14 only. In a Release's Registry it is set on every kind: the release ships
+	// them all (docs/releases.md).
 	CRD bool
 }
 
@@ -194,13 +195,13 @@ func (r *Registry) shortNames() []string {
 	return out
 }
 
-// KumaTypes returns Kuma's resource types, including the ones only older releases have
-// (MeshGateway, ZoneIngress, ZoneEgress), with their scope and whether they are legacy kinds (see
-// docs/kri.md).
+// KumaTypes returns Kuma's resource types of every supported release, including the ones 3.0
+// removed (MeshGateway, ZoneIngress, ZoneEgress), with their scope and whether they are legacy kinds
+// (see docs/kri.md). Release.Registry holds one release's.
 func KumaTypes() []ResourceType {
 	m, g := ScopeMesh, ScopeGlobal
 	legacy, label := true, false // where the mesh comes from: the top-level field or the label
-	crd, none := true, false     // whether current releases ship a CRD for the kind
+	crd, none := true, false     // whether every supported release ships a CRD for the kind
 	return []ResourceType{
 		{"Dataplane", "dp", m, legacy, crd},
 		{"Mesh", "m", g, legacy, crd},
