@@ -8,14 +8,14 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // TestExpressionsCompile compiles every expression of the generated policies with the API server's
 // own CEL environment, as it does when a policy is created: a syntax or typing error shows here,
 // without a control plane.
 func TestExpressionsCompile(t *testing.T) {
-	cfg, err := webhook.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+	cfg, err := rules.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
 kind: Configuration
 requesters:
   - {name: kuma, serviceAccountNamespaces: [kuma-system], groups: ["o'brien"], enforcement: warn}

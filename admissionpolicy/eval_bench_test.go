@@ -15,7 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/cel/environment"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // validator compiles p as the API server does (validating.compilePolicy) and returns its validator.
@@ -87,7 +87,7 @@ func evaluate(b *testing.B, v validating.Validator, obj *unstructured.Unstructur
 // BenchmarkEvaluate measures one evaluation of the generated MeshTimeout policy for a valid
 // object, in-process as the API server runs it, against a one-rule policy in the same run.
 func BenchmarkEvaluate(b *testing.B) {
-	objs, err := Generate(webhook.DefaultConfig(), Options{})
+	objs, err := Generate(rules.DefaultConfig(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

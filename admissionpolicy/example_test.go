@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func ExampleGenerate() {
-	cfg, err := webhook.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+	cfg, err := rules.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
 kind: Configuration
 kinds:
   - {group: kuma.io, version: v1alpha1, kind: MeshRetry, enforcement: warn}

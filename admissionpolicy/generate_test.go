@@ -12,7 +12,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // upstreamCRDs are the folders go generate reads the upstream CRDs from (doc.go).
@@ -52,7 +52,7 @@ func TestGeneratedSchemasAreCurrent(t *testing.T) {
 }
 
 func TestChartPoliciesAreCurrent(t *testing.T) {
-	cfg, err := webhook.LoadConfig("chart-rules.yaml")
+	cfg, err := rules.LoadConfig("chart-rules.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func FuzzFieldRegexp(f *testing.F) {
 }
 
 func TestEnforcementBecomesValidationActions(t *testing.T) {
-	cfg, err := webhook.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+	cfg, err := rules.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
 kind: Configuration
 kinds:
   - {group: kuma.io, version: v1alpha1, kind: MeshRetry, enforcement: warn}
@@ -194,7 +194,7 @@ kinds:
 // of the kind's policy, matched only for those requesters, and the kind's own policy skips them;
 // the first override that matches wins.
 func TestRequestersSplitPolicies(t *testing.T) {
-	cfg, err := webhook.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+	cfg, err := rules.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
 kind: Configuration
 requesters:
   - {name: kuma, serviceAccountNamespaces: [kuma-system], enforcement: warn}
@@ -227,12 +227,12 @@ requesters:
 		t.Errorf("policies %q, want %q", names, want)
 	}
 	// The built-in configuration warns the control planes' own writes: every kind's policy skips them.
-	objs, err = Generate(webhook.DefaultConfig(), Options{})
+	objs, err = Generate(rules.DefaultConfig(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range objs.Policies {
-		if len(p.Spec.MatchConditions) != 1 || !strings.Contains(p.Spec.MatchConditions[0].Expression, webhook.KumaControlPlaneUser) {
+		if len(p.Spec.MatchConditions) != 1 || !strings.Contains(p.Spec.MatchConditions[0].Expression, rules.KumaControlPlaneUser) {
 			t.Errorf("%s: match conditions %v", p.Name, p.Spec.MatchConditions)
 		}
 	}

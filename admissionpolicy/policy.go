@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Options are the settings of Generate that are not in the kriguard configuration.
@@ -47,7 +47,7 @@ type Objects struct {
 // matches a request deciding: requesters whose override changes a kind's enforcement get a copy of
 // the kind's policy, selected by match conditions and bound with their enforcement, and the kind's
 // own policy skips them.
-func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
+func Generate(cfg *rules.Config, o Options) (*Objects, error) {
 	schemas := o.Schemas
 	if schemas == nil {
 		schemas = KnownSchemas
@@ -61,14 +61,14 @@ func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
 			gvr, _ := meta.UnsafeGuessKindToResource(schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind})
 			s = KindSchema{Group: k.Group, Version: k.Version, Kind: k.Kind, Resource: gvr.Resource, Namespaced: true}
 		}
-		rules, err := kindRules(cfg, k, s)
+		kc, err := kindRules(cfg, k, s)
 		if err != nil {
 			return nil, err
 		}
 		// One policy per distinct enforcement: the kind's own for everyone the overrides leave
 		// alone, and one for the requesters each other enforcement applies to.
-		groups := map[webhook.Enforcement][]string{} // enforcement → conditions of the requesters it applies to
-		var order []webhook.Enforcement
+		groups := map[rules.Enforcement][]string{} // enforcement → conditions of the requesters it applies to
+		var order []rules.Enforcement
 		var earlier []string
 		for _, r := range requesters {
 			c := requesterCondition(r)
@@ -99,7 +99,7 @@ func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
 				Expression: "!(" + strings.Join(parens(others), " || ") + ")",
 			}}
 		}
-		if err := out.add(base, k.Enforcement, rules, matchOthers, o); err != nil {
+		if err := out.add(base, k.Enforcement, kc, matchOthers, o); err != nil {
 			return nil, err
 		}
 		for _, e := range order {
@@ -107,7 +107,7 @@ func Generate(cfg *webhook.Config, o Options) (*Objects, error) {
 				Name:       "requesters-" + string(e),
 				Expression: strings.Join(parens(groups[e]), " || "),
 			}}
-			if err := out.add(base+".requesters-"+string(e), e, rules, m, o); err != nil {
+			if err := out.add(base+".requesters-"+string(e), e, kc, m, o); err != nil {
 				return nil, err
 			}
 		}
@@ -125,7 +125,7 @@ func parens(conds []string) []string {
 
 // requesterCondition is a CEL condition matching the requests of r's users, groups and
 // service-account namespaces.
-func requesterCondition(r webhook.RequesterConfig) string {
+func requesterCondition(r rules.RequesterConfig) string {
 	var or []string
 	if len(r.Users) > 0 {
 		or = append(or, "request.userInfo.username in "+list(r.Users))
@@ -144,13 +144,13 @@ func requesterCondition(r webhook.RequesterConfig) string {
 	return strings.Join(or, " || ")
 }
 
-func actions(e webhook.Enforcement) ([]admissionregistrationv1.ValidationAction, error) {
+func actions(e rules.Enforcement) ([]admissionregistrationv1.ValidationAction, error) {
 	switch e {
-	case webhook.EnforcementDeny:
+	case rules.EnforcementDeny:
 		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}, nil
-	case webhook.EnforcementWarn:
+	case rules.EnforcementWarn:
 		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}, nil
-	case webhook.EnforcementDryRun:
+	case rules.EnforcementDryRun:
 		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}, nil
 	}
 	return nil, fmt.Errorf("unknown enforcement %q", e)
@@ -162,15 +162,15 @@ const (
 	LabelKind  = "kriguard.io/kind"
 )
 
-// rules is the part of a policy that a kind's checks make.
-type rules struct {
+// checks is the part of a policy that a kind's checks make.
+type checks struct {
 	group, kind string
 	resource    admissionregistrationv1.NamedRuleWithOperations
 	variables   []admissionregistrationv1.Variable
 	validations []admissionregistrationv1.Validation
 }
 
-func (out *Objects) add(name string, e webhook.Enforcement, r *rules, match []admissionregistrationv1.MatchCondition, o Options) error {
+func (out *Objects) add(name string, e rules.Enforcement, r *checks, match []admissionregistrationv1.MatchCondition, o Options) error {
 	acts, err := actions(e)
 	if err != nil {
 		return err

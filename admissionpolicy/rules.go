@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // check is one rule: ok holds when the object is fine; otherwise message says what is wrong and
@@ -87,14 +87,14 @@ func optionalLabel(m, key string, f naming.Field) check {
 }
 
 // kindRules builds the variables and validations of one guarded kind.
-func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules, error) {
+func kindRules(cfg *rules.Config, k rules.KindConfig, s KindSchema) (*checks, error) {
 	scope := admissionregistrationv1.AllScopes
 	if s.Namespaced {
 		scope = admissionregistrationv1.NamespacedScope
 	} else if s.Resource != "" && s.Version != "" {
 		scope = admissionregistrationv1.ClusterScope
 	}
-	r := &rules{group: k.Group, kind: k.Kind, resource: admissionregistrationv1.NamedRuleWithOperations{
+	r := &checks{group: k.Group, kind: k.Kind, resource: admissionregistrationv1.NamedRuleWithOperations{
 		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{
@@ -112,7 +112,7 @@ func kindRules(cfg *webhook.Config, k webhook.KindConfig, s KindSchema) (*rules,
 	variable("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}")
 
 	var checks []check
-	if k.Group == webhook.KongGroup {
+	if k.Group == rules.KongGroup {
 		checks = kongChecks(k.Kind)
 	} else {
 		t, ok := cfg.Registry().ByKind(k.Kind)

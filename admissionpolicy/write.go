@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // WriteFor generates the policies of the configuration file at configPath ("" for the built-in
 // configuration) and writes them to path ("-" for standard output).
 func WriteFor(configPath string, o Options, path string) error {
-	cfg, err := webhook.LoadConfig(configPath)
+	cfg, err := rules.LoadConfig(configPath)
 	if err != nil {
 		return err
 	}

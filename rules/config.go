@@ -1,4 +1,4 @@
-package webhook
+package rules
 
 import (
 	"errors"
@@ -74,6 +74,10 @@ type Config struct {
 	guards     map[schema.GroupKind]*guard
 	requesters []*requester
 }
+
+// NoOverride is what the webhook's decision metric says when no requester override applied; no
+// override may take the name.
+const NoOverride = "none"
 
 // RequesterConfig overrides the enforcement for the requests of some requesters. A request
 // matches when its user name is one of Users, one of its groups is one of Groups, or it comes from a
@@ -321,7 +325,7 @@ func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
 			errs = append(errs, field.Required(p.Child("name"), "names the override in metrics and logs"))
 		case names[r.Name]:
 			errs = append(errs, field.Duplicate(p.Child("name"), r.Name))
-		case r.Name == noOverride:
+		case r.Name == NoOverride:
 			errs = append(errs, field.Invalid(p.Child("name"), r.Name, "is what the metric says when no override applied"))
 		default:
 			for _, msg := range validation.IsDNS1123Label(r.Name) {

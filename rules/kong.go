@@ -1,4 +1,4 @@
-package webhook
+package rules
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

@@ -1,4 +1,4 @@
-package webhook
+package rules
 
 import (
 	"context"
@@ -115,7 +115,7 @@ const ctxCheckNodes = 1024
 // refWalk finds the problems of the target references of a decoded spec. Its cost does not depend
 // on the shape of spec: it allocates nothing per node it visits (the path of the node is a stack
 // of references to the keys and indices of spec, not a string), and a problem's field path is
-// built, cut to maxFieldBytes, only for the first limit problems; the others are counted, each as
+// built, cut to MaxFieldBytes, only for the first limit problems; the others are counted, each as
 // omittedProblem. On UPDATE it walks the old object's spec alongside (old) and keeps apart, in
 // kept, the problems the old object has alike: the same value at the same place, which compares
 // the places by their keys and indices, not their printed paths (docs/limits.md). It stops, with
@@ -250,7 +250,7 @@ func sameValue(a, b any) bool {
 }
 
 // field returns the field path of the member name of the node at w.path, as field.Path prints
-// it (spec.to[0].targetRef.sectionName), cut to maxFieldBytes before anything longer is copied:
+// it (spec.to[0].targetRef.sectionName), cut to MaxFieldBytes before anything longer is copied:
 // a map key may be megabytes long.
 func (w *refWalk) field(name string) string {
 	const root = "spec"
@@ -258,7 +258,7 @@ func (w *refWalk) field(name string) string {
 	for _, s := range w.path {
 		n += s.len()
 	}
-	if n <= maxFieldBytes {
+	if n <= MaxFieldBytes {
 		var b strings.Builder
 		b.Grow(n)
 		b.WriteString(root)
@@ -272,8 +272,8 @@ func (w *refWalk) field(name string) string {
 	// Cut as boundString cuts, without building the whole path first, and short enough with the
 	// note of its length that boundCause leaves it alone.
 	more := "... (" + strconv.Itoa(n) + " bytes in all)"
-	keep := maxFieldBytes - len(more)
-	buf := make([]byte, 0, maxFieldBytes)
+	keep := MaxFieldBytes - len(more)
+	buf := make([]byte, 0, MaxFieldBytes)
 	buf = append(buf, root...)
 	for _, s := range w.path {
 		if len(buf) >= keep {
@@ -408,7 +408,7 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 				continue
 			}
 			if msgs := validation.IsDNS1123Label(pa.value); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(pt.path, boundValue(sni), fmt.Sprintf(
+				errs = append(errs, field.Invalid(pt.path, BoundValue(sni), fmt.Sprintf(
 					"the port's SNI needs the object's %s %q to be a DNS-1123 label: %s", pa.what, pa.value, strings.Join(msgs, "; "))))
 			}
 		}
@@ -416,7 +416,7 @@ func sniErrors(kind string, kri naming.KRI, obj *admitted, errs field.ErrorList)
 			errs = append(errs, field.Invalid(pt.at, pt.section, "the port's SNI needs a DNS-1123 label: "+strings.Join(msgs, "; ")))
 		}
 		if len(sni) > naming.SNIMaxLen {
-			errs = append(errs, field.Invalid(pt.path, boundValue(sni), fmt.Sprintf(
+			errs = append(errs, field.Invalid(pt.path, BoundValue(sni), fmt.Sprintf(
 				"the port's SNI is %d characters, more than the DNS host-name limit of %d", len(sni), naming.SNIMaxLen)))
 		}
 	}

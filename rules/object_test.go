@@ -1,4 +1,4 @@
-package webhook
+package rules
 
 import (
 	"bytes"
@@ -213,10 +213,10 @@ func beyondFloat64(t *testing.T, raw []byte) bool {
 // BenchmarkDecodeObject decodes the benchmark MeshTimeout (a valid section name in spec) both ways in
 // turn and reports the full decode's time over the partial one's: what decodePartial saves per object.
 func BenchmarkDecodeObject(b *testing.B) {
-	raw, err := stdjson.Marshal(map[string]any(benchTimeout))
-	if err != nil {
-		b.Fatal(err)
-	}
+	raw := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"timeout-backend",` +
+		`"namespace":"kuma-system","labels":{"kuma.io/mesh":"mesh-1"}},"spec":{"targetRef":{"kind":"Mesh"},` +
+		`"to":[{"targetRef":{"kind":"MeshService","sectionName":"http"},"default":{"connectionTimeout":"5s",` +
+		`"idleTimeout":"1h","http":{"requestTimeout":"15s"}}}]}}`)
 	var partial, full time.Duration
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,30 +1,22 @@
-// Package webhook is kriguard's admission webhook: it keeps the names of Kuma and Kong custom
-// resources well-formed at admission time. It is a thin shell over package naming, which holds
-// every rule; nothing here re-implements one. How an object's KRI is computed (exactly as Kuma
-// computes it), the SNI budget of service ports and the checks of hand-typed Envoy names are in
-// docs/kri.md.
+// Package webhook is kriguard's admission webhook: the transport around package rules, which holds
+// every rule (docs/architecture.md). It serves the two admission endpoints over TLS, bounds what a
+// client can make it hold, decodes the AdmissionReview, hands each request to rules.Config.Decide,
+// counts the decision and writes the answer.
 //
-// Two handlers, built from one Config:
+// Two handlers, built from one rules.Config:
 //
-//   - NewValidator (/validate) builds each guarded object's KRI with naming.Registry.ForObject,
-//     checks every sectionName of its target references, the values that hold a KRI (the
-//     kriguard.io/kri annotation, MeshTrust's status.origin.kri), a kuma.io/display-name label,
-//     the SNI of every MeshService, MeshExternalService and MeshMultiZoneService port and the
-//     hand-typed names of MeshProxyPatch matches, and for Kong kinds the generated-name shapes and
-//     relations of naming/kong. Problems come back as HTTP 422, reason
-//     Invalid, one cause per problem at the real field, in the API server's own words:
+//   - NewValidator (/validate) answers the rules' denials with HTTP 422, reason Invalid, one cause
+//     per problem at the real field, in the API server's own words:
 //
 //     MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": …
 //
 //     On UPDATE only the problems the update introduces are denied; DELETE is never blocked.
 //
-//   - NewMutator (/mutate) gives generateName objects their deterministic name on CREATE
-//     (Kuma's KDS hash-suffix name, or the Kong generated name when its inputs are in the
-//     object), keeping the original in the kuma.io/display-name annotation, and records every
-//     Kuma object's KRI in the kriguard.io/kri annotation.
+//   - NewMutator (/mutate) answers with the rules' JSON patch: deterministic names for generateName
+//     objects and the kriguard.io/kri annotation.
 //
 // Each kind is enforced with deny (the default), warn (admitted with admission warnings) or
-// dryrun (admitted, only logged and counted). Requester overrides (Config.Requesters) replace a
+// dryrun (admitted, only logged and counted). Requester overrides (rules.Config.Requesters) replace a
 // kind's enforcement for the requests of some users, groups or service-account namespaces; by
 // default Kuma's control plane and Kong's operator are warned, never denied, so that kriguard
 // never stops their sync. The decision metric's override label and the log lines say which
@@ -41,7 +33,7 @@
 // should set reinvocationPolicy: IfNeeded, or the validator will find the annotation stale and
 // deny the object. Requests for subresources (status) are validated, never patched.
 //
-// LoadConfig reads the YAML configuration (docs/contracts.md); Options and NewManager build the
+// rules.LoadConfig reads the YAML configuration (docs/contracts.md); Options and NewManager build the
 // whole server process: controller-runtime manager, TLS webhook server, cert-controller,
 // health and readiness checks, metrics and a shutdown delay. cmd/webhook only wires them up.
 //
@@ -55,16 +47,5 @@
 // warnings, which say how long they were. On UPDATE a problem is pre-existing only when the old
 // object holds the same value at the same field (ratcheting by value).
 //
-// An object is decoded partially, with sigs.k8s.io/json as the API server decodes it: metadata,
-// apiVersion, kind and the top-level mesh field; spec only when it may hold an invalid section
-// name, status only when it may hold origin.kri. Anything else than one JSON object (trailing
-// bytes, a NUL byte) is a 400. What the partial decode cannot vouch for (repeated members, null or
-// mistyped metadata) goes through the full unstructured decode, so the answers are those of the
-// full decode; the partial one only saves its cost. The kinds whose checks read ports, patches or
-// Kong references (MeshService, MeshExternalService, MeshMultiZoneService, MeshProxyPatch, the Kong
-// kinds) always have spec decoded.
-//
-// Config.Judge decides one object outside of a request, as the two handlers decide its CREATE by a
-// requester no override names, over the same code; the kriguard command (docs/cli.md) runs it over
-// manifests and the objects of a cluster.
+// Objects are decoded by package rules; what the rules cannot decode is a 400 with the reason.
 package webhook

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -24,7 +25,7 @@ func meshTimeoutRequest(object string) admission.Request {
 
 // The validating handler answers like the API server's own validation.
 func ExampleNewValidator() {
-	v := webhook.NewValidator(webhook.DefaultConfig())
+	v := webhook.NewValidator(rules.DefaultConfig())
 	resp := v.Handle(context.Background(), meshTimeoutRequest(`{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
 		"metadata": {"name": "t1", "namespace": "kuma-system", "labels": {"kuma.io/mesh": "Mesh_1"}},
@@ -44,7 +45,7 @@ func ExampleNewValidator() {
 // The mutating handler names generateName objects the way Kuma's KDS names synced copies, and
 // records the KRI.
 func ExampleNewMutator() {
-	m := webhook.NewMutator(webhook.DefaultConfig())
+	m := webhook.NewMutator(rules.DefaultConfig())
 	resp := m.Handle(context.Background(), meshTimeoutRequest(`{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
 		"metadata": {"generateName": "backend-", "namespace": "kuma-demo",
@@ -58,19 +59,6 @@ func ExampleNewMutator() {
 	// add /metadata/annotations map[kriguard.io/kri:kri_mt_default_east_kuma-demo_backend_ kuma.io/display-name:backend]
 }
 
-// A configuration file overrides the defaults per kind.
-func ExampleParseConfig() {
-	_, err := webhook.ParseConfig([]byte(`
-apiVersion: kriguard.io/v1alpha1
-kind: Configuration
-kinds:
-  - {group: kuma.io, version: v1alpha1, kind: MeshTimeout, enforcement: block}
-`))
-	fmt.Println(err)
-	// Output:
-	// kinds[0].enforcement: Unsupported value: "block": supported values: "deny", "dryrun", "warn"
-}
-
 // The webhooks of one process share one memory budget, derived from the container's memory
 // limit (docs/limits.md); NewManager does this with --memory-limit.
 func ExampleNewBudget() {
@@ -78,7 +66,7 @@ func ExampleNewBudget() {
 	if err != nil {
 		panic(err)
 	}
-	conf := webhook.DefaultConfig()
+	conf := rules.DefaultConfig()
 	mux := http.NewServeMux()
 	mux.Handle(webhook.ValidatePath, webhook.NewBoundedHTTPHandler(webhook.NewValidator(conf), budget))
 	mux.Handle(webhook.MutatePath, webhook.NewBoundedHTTPHandler(webhook.NewMutator(conf), budget))

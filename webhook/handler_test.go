@@ -21,13 +21,14 @@ import (
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
 	"github.com/kriguard/kriguard/naming/kong"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // obj is a test object: apiVersion, kind, metadata and the rest.
 type obj map[string]any
 
 func kuma(kind, ns, name string, labels map[string]string, rest obj) obj {
-	return object(KumaGroup+"/v1alpha1", kind, ns, name, labels, rest)
+	return object(rules.KumaGroup+"/v1alpha1", kind, ns, name, labels, rest)
 }
 
 func kongObj(kind, name string, rest obj) obj {
@@ -35,7 +36,7 @@ func kongObj(kind, name string, rest obj) obj {
 	if kind == "KongPlugin" {
 		v = "v1"
 	}
-	return object(KongGroup+"/"+v, kind, "default", name, nil, rest)
+	return object(rules.KongGroup+"/"+v, kind, "default", name, nil, rest)
 }
 
 func object(apiVersion, kind, ns, name string, labels map[string]string, rest obj) obj {
@@ -125,9 +126,9 @@ type cause struct {
 	value string // a substring of the message
 }
 
-func mustConfig(t testing.TB, yaml string) *Config {
+func mustConfig(t testing.TB, yaml string) *rules.Config {
 	t.Helper()
-	c, err := ParseConfig([]byte(yaml))
+	c, err := rules.ParseConfig([]byte(yaml))
 	if err != nil {
 		t.Fatalf("ParseConfig: %v", err)
 	}
@@ -137,7 +138,7 @@ func mustConfig(t testing.TB, yaml string) *Config {
 const header = "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\n"
 
 func TestValidator(t *testing.T) {
-	def := DefaultConfig()
+	def := rules.DefaultConfig()
 	good := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "mesh-1"}, nil)
 	badMesh := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil)
 	refs := kuma("MeshHTTPRoute", "kuma-system", "r1", nil, spec(obj{
@@ -158,7 +159,7 @@ func TestValidator(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		cfg      *Config
+		cfg      *rules.Config
 		req      admission.Request
 		allowed  bool
 		code     int32
@@ -493,10 +494,10 @@ func TestValidator(t *testing.T) {
 				"appendModifications": []any{
 					map[string]any{"cluster": map[string]any{"operation": "Patch", "match": map[string]any{"name": "kri_msvc_Default___backend_http"}}},
 					map[string]any{"listener": map[string]any{"operation": "Patch", "match": map[string]any{
-						"name": "inbound:10.42.0.9:8080", "tags": map[string]any{UnifiedNameTag: "kri_msvc_default___backend_http_x"}}}},
+						"name": "inbound:10.42.0.9:8080", "tags": map[string]any{rules.UnifiedNameTag: "kri_msvc_default___backend_http_x"}}}},
 					map[string]any{"httpFilter": map[string]any{"operation": "Patch", "match": map[string]any{
 						"name": "envoy.filters.http.router", "listenerName": "kri_msvc_default___backend_http",
-						"listenerTags": map[string]any{UnifiedNameTag: "self_inbound_dp_http"}}}},
+						"listenerTags": map[string]any{rules.UnifiedNameTag: "self_inbound_dp_http"}}}},
 					map[string]any{"virtualHost": map[string]any{"operation": "Patch", "match": map[string]any{
 						"name": "outbound", "routeConfigurationName": "kri_zz_default___backend_"}}},
 				}}})), nil),
@@ -520,7 +521,7 @@ func TestValidator(t *testing.T) {
 		{
 			name: "Kuma's control plane is warned, not denied (zone east.1)",
 			req: as(request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "t-1", map[string]string{naming.LabelZone: "east.1"}, nil), nil),
-				KumaControlPlaneUser, "system:serviceaccounts", "system:serviceaccounts:kuma-system"),
+				rules.KumaControlPlaneUser, "system:serviceaccounts", "system:serviceaccounts:kuma-system"),
 			allowed: true, code: 200,
 			warnings: []string{`allowed for requester override "kuma-control-plane": metadata.labels[kuma.io/zone]: Invalid value: "east.1"`},
 		},
@@ -589,7 +590,7 @@ func assertCauses(t *testing.T, d *metav1.StatusDetails, want []cause) {
 func TestValidatorDryRunRequest(t *testing.T) {
 	bad := kuma("MeshTimeout", "kuma-system", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil)
 	good := kuma("MeshTimeout", "kuma-system", "t1", nil, nil)
-	for _, e := range enforcements {
+	for _, e := range []rules.Enforcement{rules.EnforcementDeny, rules.EnforcementDryRun, rules.EnforcementWarn} {
 		cfg := mustConfig(t, header+"defaultEnforcement: "+string(e)+"\n")
 		for _, o := range []obj{good, bad} {
 			real := request(admissionv1.Create, o, nil)
@@ -640,7 +641,7 @@ func TestBadRequests(t *testing.T) {
 		}(), "decoding object: "},
 	}
 	for _, tt := range tests {
-		for _, h := range []admission.Handler{NewValidator(DefaultConfig()), NewMutator(DefaultConfig())} {
+		for _, h := range []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig())} {
 			if _, ok := h.(*Mutator); ok && tt.req.Operation == admissionv1.Update {
 				continue // the mutator does not read the old object
 			}
@@ -676,7 +677,7 @@ func TestHostileNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
+			resp := NewValidator(rules.DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
 			if resp.Allowed || resp.Result.Code != 422 || resp.Result.Details == nil || len(resp.Result.Details.Causes) == 0 {
 				t.Fatalf("response %+v, want 422", resp.Result)
 			}
@@ -686,7 +687,7 @@ func TestHostileNames(t *testing.T) {
 			if n := len(resp.Result.Message) - 2*len(tt.field); n > 4096 {
 				t.Errorf("message of %d bytes: values are not bounded", n)
 			}
-			m := NewMutator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
+			m := NewMutator(rules.DefaultConfig()).Handle(context.Background(), request(admissionv1.Create, tt.o, nil))
 			if strings.HasPrefix(tt.field, "metadata.") && len(m.Patches) != 0 {
 				t.Errorf("mutator patched an object whose KRI cannot be built: %v", m.Patches)
 			}
@@ -703,7 +704,7 @@ func deep(n int) obj {
 }
 
 func TestMutator(t *testing.T) {
-	def := DefaultConfig()
+	def := rules.DefaultConfig()
 	labels := map[string]string{naming.LabelMesh: "default", naming.LabelZone: "east", naming.LabelNamespace: "kuma-demo"}
 	gen := kuma("MeshTimeout", "kuma-demo", "", labels, nil).with("generateName", "backend-")
 	plugin := kongObj("KongPlugin", "", obj{"plugin": "rate-limiting", "config": map[string]any{"minute": 5}}).with("generateName", "rl-")
@@ -713,7 +714,7 @@ func TestMutator(t *testing.T) {
 
 	tests := []struct {
 		name string
-		cfg  *Config
+		cfg  *rules.Config
 		req  admission.Request
 		want []jsonpatch.Operation
 	}{
@@ -942,7 +943,7 @@ func TestDecisionsCounted(t *testing.T) {
 	good := kuma("MeshService", "kuma-system", "s1", nil, nil)
 	warn := mustConfig(t, header+"defaultEnforcement: warn\n")
 	dry := mustConfig(t, header+"defaultEnforcement: dryrun\n")
-	def := DefaultConfig()
+	def := rules.DefaultConfig()
 	tests := []struct {
 		name   string
 		h      admission.Handler
@@ -961,13 +962,13 @@ func TestDecisionsCounted(t *testing.T) {
 		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none"}},
 		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none"}},
 		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny", "none"}},
-		{"Kuma's control plane warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), KumaControlPlaneUser),
+		{"Kuma's control plane warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), rules.KumaControlPlaneUser),
 			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kuma-control-plane"}},
-		{"Kong's operator warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), KongOperatorUser),
+		{"Kong's operator warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), rules.KongOperatorUser),
 			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kong-operator"}},
-		{"Kuma's control plane allowed", NewValidator(def), as(request(admissionv1.Create, good, nil), KumaControlPlaneUser),
+		{"Kuma's control plane allowed", NewValidator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
 			[]string{"MeshService", "CREATE", "allowed", "warn", "kuma-control-plane"}},
-		{"Kuma's control plane patched", NewMutator(def), as(request(admissionv1.Create, good, nil), KumaControlPlaneUser),
+		{"Kuma's control plane patched", NewMutator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
 			[]string{"MeshService", "CREATE", "mutated", "warn", "kuma-control-plane"}},
 	}
 	for _, tt := range tests {

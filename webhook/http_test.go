@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // serve posts body to h through the http.Handler the server registers (controller-runtime's
@@ -80,7 +81,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, h := range []admission.Handler{NewValidator(DefaultConfig()), NewMutator(DefaultConfig())} {
+			for _, h := range []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig())} {
 				rec, review := serve(t, h, tt.body)
 				if rec.Code != http.StatusOK {
 					t.Errorf("HTTP status %d", rec.Code)
@@ -119,10 +120,10 @@ func FuzzServeHTTP(f *testing.F) {
 			"ports": []any{map[string]any{"name": "", "port": 1}, map[string]any{"port": 8080.5}, "x", map[string]any{"name": 5}}})), nil)),
 		reviewBody(f, request("CREATE", kuma("MeshExternalService", "ns", "e", nil, spec(obj{"match": map[string]any{"port": "443"}})), nil)),
 		reviewBody(f, request("CREATE", kuma("MeshProxyPatch", "ns", "p", nil, spec(obj{"default": map[string]any{"appendModifications": []any{
-			map[string]any{"listener": map[string]any{"match": map[string]any{"name": "kri_x", "tags": map[string]any{UnifiedNameTag: "a:b"}}}},
+			map[string]any{"listener": map[string]any{"match": map[string]any{"name": "kri_x", "tags": map[string]any{rules.UnifiedNameTag: "a:b"}}}},
 			map[string]any{"cluster": "x"}, 7}}})), nil)),
 		reviewBody(f, request("CREATE", kuma("Dataplane", "ns", "dp", nil, obj{"mesh": 5}), nil)),
-		reviewBody(f, as(request("CREATE", kuma("Dataplane", "ns", "dp", nil, obj{"mesh": "M"}), nil), KumaControlPlaneUser)),
+		reviewBody(f, as(request("CREATE", kuma("Dataplane", "ns", "dp", nil, obj{"mesh": "M"}), nil), rules.KumaControlPlaneUser)),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":7}}}}`),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeoutList","items":[]}}}`),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTrust"},"operation":"CREATE","object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTrust","metadata":{"name":"t","annotations":{"kriguard.io/kri":"kri_______"}},"status":{"origin":{"kri":[]}}}}}`),
@@ -133,7 +134,7 @@ func FuzzServeHTTP(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	handlers := []admission.Handler{NewValidator(DefaultConfig()), NewMutator(DefaultConfig())}
+	handlers := []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig())}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, h := range handlers {
 			rec, review := serve(t, h, body)
@@ -173,19 +174,19 @@ var benchTimeout = kuma("MeshTimeout", "kuma-system", "timeout-backend", map[str
 
 // BenchmarkValidateValid is one request for a valid MeshTimeout: decode, decide, encode.
 func BenchmarkValidateValid(b *testing.B) {
-	benchmarkServe(b, NewValidator(DefaultConfig()), benchTimeout)
+	benchmarkServe(b, NewValidator(rules.DefaultConfig()), benchTimeout)
 }
 
 // BenchmarkValidateInvalid is one request for a MeshTimeout with two problems, denied with 422.
 func BenchmarkValidateInvalid(b *testing.B) {
 	bad := benchTimeout.with("labels", map[string]any{naming.LabelMesh: "Mesh_1"})
 	bad["spec"].(map[string]any)["to"].([]any)[0].(map[string]any)["targetRef"] = targetRef("MeshService", "Http_Port")
-	benchmarkServe(b, NewValidator(DefaultConfig()), bad)
+	benchmarkServe(b, NewValidator(rules.DefaultConfig()), bad)
 }
 
 // BenchmarkMutateGenerateName is one generateName request answered with a three-operation patch.
 func BenchmarkMutateGenerateName(b *testing.B) {
-	benchmarkServe(b, NewMutator(DefaultConfig()), benchTimeout.with("name", "").with("generateName", "timeout-"))
+	benchmarkServe(b, NewMutator(rules.DefaultConfig()), benchTimeout.with("name", "").with("generateName", "timeout-"))
 }
 
 // BenchmarkAllowAll is the floor: the same request through a handler that allows everything.

@@ -12,13 +12,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // The bounds of an answer (docs/limits.md).
 const (
 	// MaxCauses is the most causes one denial carries, the last of them saying how many more
-	// problems there were ("… and 15,900 more") when the object has more.
-	MaxCauses = 100
+	// problems there were ("… and 15,900 more") when the object has more: rules.MaxCauses, which
+	// the command shows too.
+	MaxCauses = rules.MaxCauses
 	// MaxResponseBytes bounds the encoded AdmissionReview the webhook answers with, whatever
 	// the object: causes and warnings are dropped (and counted) to stay under it.
 	MaxResponseBytes = 64 << 10
@@ -26,9 +29,9 @@ const (
 	// rest.
 	maxWarnings = 20
 	// maxFieldBytes and maxDetailBytes bound the field path and the detail of one cause; the
-	// value is bounded by maxValueBytes. A path is cut only when absurd: it is how a user finds
-	// the field.
-	maxFieldBytes  = 4 << 10
+	// value is bounded by rules.MaxValueBytes. A path is cut only when absurd: it is how a user finds
+	// the field. The rules cut the paths they build to the same length.
+	maxFieldBytes  = rules.MaxFieldBytes
 	maxDetailBytes = 512
 	// logCauses is how many causes a log line shows; it also carries the count.
 	logCauses = 3
@@ -107,14 +110,14 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) admission.R
 // boundCause returns fe with its field, value and detail cut to their bounds.
 func boundCause(fe *field.Error) *field.Error {
 	v, isString := fe.BadValue.(string)
-	if len(fe.Field) <= maxFieldBytes && len(fe.Detail) <= maxDetailBytes && (!isString || len(v) <= maxValueBytes) {
+	if len(fe.Field) <= maxFieldBytes && len(fe.Detail) <= maxDetailBytes && (!isString || len(v) <= rules.MaxValueBytes) {
 		return fe
 	}
 	c := *fe
 	c.Field = boundString(fe.Field, maxFieldBytes)
 	c.Detail = boundString(fe.Detail, maxDetailBytes)
 	if isString {
-		c.BadValue = boundValue(v)
+		c.BadValue = rules.BoundValue(v)
 	}
 	return &c
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // manyBadRefs is a MeshTimeout whose n spec.to[].targetRef.sectionName values all break the rule.
@@ -59,7 +60,7 @@ func TestBoundedAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec, review := serve(t, NewValidator(DefaultConfig()), reviewBody(t, tt.req))
+			rec, review := serve(t, NewValidator(rules.DefaultConfig()), reviewBody(t, tt.req))
 			if got := rec.Body.Len(); got > MaxResponseBytes {
 				t.Errorf("answer of %d bytes, more than %d", got, MaxResponseBytes)
 			}
@@ -161,7 +162,7 @@ func TestRatchetByValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Update, tt.obj, tt.old))
+			resp := NewValidator(rules.DefaultConfig()).Handle(context.Background(), request(admissionv1.Update, tt.obj, tt.old))
 			if resp.Allowed != tt.allowed {
 				t.Fatalf("allowed = %v, want %v: %+v", resp.Allowed, tt.allowed, resp.Result)
 			}
@@ -169,25 +170,6 @@ func TestRatchetByValue(t *testing.T) {
 				t.Errorf("warnings %q, want the pre-existing problem", resp.Warnings)
 			}
 		})
-	}
-}
-
-// TestValuesAt: paths that print alike (a key with a dot) never count as the same value.
-func TestValuesAt(t *testing.T) {
-	var v any
-	if err := json.Unmarshal([]byte(`{"spec":{"a.b":{"x":1},"a":{"b":{"x":1}},"l":[{"x":2}]},"metadata":{"labels":{"k.io/m":"v"}}}`), &v); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		path string
-		n    int
-	}{
-		{"spec.a.b.x", 2}, {"spec.l[0].x", 1}, {"spec.l[1].x", 0}, {"spec.l[x]", 0},
-		{"metadata.labels[k.io/m]", 1}, {"metadata.labels[k.io/n]", 0}, {"spec", 1},
-	} {
-		if _, n := valuesAt(v, tt.path, true); n != tt.n {
-			t.Errorf("valuesAt(%s) names %d places, want %d", tt.path, n, tt.n)
-		}
 	}
 }
 
@@ -240,7 +222,7 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
+	srv := httptest.NewTLSServer(NewBoundedHTTPHandler(NewValidator(rules.DefaultConfig()), b))
 	defer srv.Close()
 	body := reviewBody(t, request(admissionv1.Create, benchTimeout, nil))
 	post := func() (*http.Response, []byte) {
@@ -297,7 +279,7 @@ func BenchmarkManyCauses(b *testing.B) {
 	for i, n := range sizes {
 		bodies[i] = reviewBody(b, request(admissionv1.Create, manyBadRefs(n, badSection), nil))
 	}
-	wh := NewHTTPHandler(NewValidator(DefaultConfig()))
+	wh := NewHTTPHandler(NewValidator(rules.DefaultConfig()))
 	fastest := make([]time.Duration, len(sizes))
 	var answer int
 	b.ReportAllocs()
@@ -324,7 +306,7 @@ func BenchmarkManyCauses(b *testing.B) {
 	b.ReportMetric(float64(answer), "max-answer-bytes")
 }
 
-var gkMeshTimeout = schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}
+var gkMeshTimeout = schema.GroupKind{Group: rules.KumaGroup, Kind: "MeshTimeout"}
 
 func apiInvalid(gk schema.GroupKind, name string, errs field.ErrorList) *metav1.Status {
 	st := apierrors.NewInvalid(gk, name, errs).Status()
@@ -347,28 +329,6 @@ func FuzzJSONLen(f *testing.F) {
 	})
 }
 
-// FuzzValuesAt reads field paths, as the ratchet does, in arbitrary documents: it never panics,
-// names at most "two" places, and an unambiguous path holds the same value as itself.
-func FuzzValuesAt(f *testing.F) {
-	f.Add([]byte(`{"spec":{"a.b":{"x":1},"a":{"b":{"x":1}},"l":[{"x":2}]}}`), "spec.a.b.x")
-	f.Add([]byte(`{"metadata":{"labels":{"k.io/m":"v","k]":"w"}}}`), "metadata.labels[k]]")
-	f.Add([]byte(`{"spec":{"l":[[1,[2]]]}}`), "spec.l[0][1][0]")
-	f.Add([]byte(`{"":{"":[]}}`), ".[0]")
-	f.Fuzz(func(t *testing.T, doc []byte, path string) {
-		var v any
-		if json.Unmarshal(doc, &v) != nil {
-			return
-		}
-		_, n := valuesAt(v, path, true)
-		if n < 0 || n > 2 {
-			t.Fatalf("valuesAt(%s) names %d places", path, n)
-		}
-		if n <= 1 && !sameValueAt(v, v, path) {
-			t.Fatalf("the value at %s differs from itself", path)
-		}
-	})
-}
-
 // TestSlowSenderHoldsOnlyItsBody: a sender that stalls holds the budget for its body, not the
 // memory of deciding it, so that a large review behind it is still decided. (Two decision shares
 // of a 6 MiB review do not fit the default budget at once.)
@@ -380,7 +340,7 @@ func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
 	if 2*reviewCost(6<<20) <= b.Size() {
 		t.Fatalf("the budget holds two 6 MiB reviews: the test shows nothing")
 	}
-	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(DefaultConfig()), b))
+	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(rules.DefaultConfig()), b))
 	defer srv.Close()
 	large := bytes.Repeat([]byte(" "), 6<<20)
 	copy(large, reviewBody(t, request(admissionv1.Create, benchTimeout, nil)))

@@ -4,6 +4,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Decisions, the values of the decision label.
@@ -21,7 +23,7 @@ const (
 const (
 	unguardedKind        = "unguarded"
 	noEnforcement        = "none"
-	noOverride           = "none"
+	noOverride           = rules.NoOverride
 	otherOperation       = "other"
 	kindOfBrokenRequests = "unknown"
 )
@@ -38,13 +40,27 @@ func init() {
 }
 
 // count counts a decision no requester override took part in.
-func count(kind string, op admissionv1.Operation, decision string, e Enforcement) {
+func count(kind string, op admissionv1.Operation, decision string, e rules.Enforcement) {
 	countOverride(kind, op, decision, e, noOverride)
+}
+
+// countDecision counts a decision of the rules: the rules say which override applied, the
+// transport counts it.
+func countDecision(d rules.Decision, op admissionv1.Operation, decision string) {
+	countOverride(d.Object.Kind.Kind, op, decision, d.Enforcement, overrideLabel(d))
+}
+
+// overrideLabel is the override label of d: the requester override that applied, or noOverride.
+func overrideLabel(d rules.Decision) string {
+	if d.Override == "" {
+		return noOverride
+	}
+	return d.Override
 }
 
 // countOverride counts a decision; override names the requester override that applied, or is
 // noOverride. Override names come from the configuration, so the label set stays bounded.
-func countOverride(kind string, op admissionv1.Operation, decision string, e Enforcement, override string) {
+func countOverride(kind string, op admissionv1.Operation, decision string, e rules.Enforcement, override string) {
 	opLabel := string(op)
 	switch op {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:

@@ -23,6 +23,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // maxReviewBytes is the largest review body, controller-runtime's own limit (v0.25.2, 7 MiB):
@@ -295,7 +297,7 @@ func shrink(r *admissionv1.AdmissionResponse) {
 	if s := r.Result; s != nil {
 		s.Message = boundString(s.Message, 4<<10)
 		if d := s.Details; d != nil {
-			d.Name = boundString(d.Name, maxValueBytes)
+			d.Name = boundString(d.Name, rules.MaxValueBytes)
 			if len(d.Causes) > 0 {
 				d.Causes = []metav1.StatusCause{{Type: causeTypeMore,
 					Message: fmt.Sprintf("%d causes left out to keep the answer under %d bytes: see the message", len(d.Causes), MaxResponseBytes)}}

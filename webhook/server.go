@@ -26,6 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // The HTTP paths of the two webhooks.
@@ -64,7 +66,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)
 	}
-	conf, err := LoadConfig(o.ConfigFile)
+	conf, err := rules.LoadConfig(o.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +232,7 @@ func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {
 type registrar struct {
 	server crwebhook.Server
 	ready  <-chan struct{}
-	conf   *Config
+	conf   *rules.Config
 	budget *Budget
 	drain  *drainer
 	log    logr.Logger

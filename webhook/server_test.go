@@ -32,6 +32,7 @@ import (
 
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func freePorts(t *testing.T, n int) []int {
@@ -315,7 +316,7 @@ func createWebhookConfigurations(ctx context.Context, t *testing.T, c client.Cli
 	rules := []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 		Rule: admissionregistrationv1.Rule{
-			APIGroups: []string{KumaGroup}, APIVersions: []string{"v1alpha1"}, Resources: []string{"meshtimeouts"},
+			APIGroups: []string{rules.KumaGroup}, APIVersions: []string{"v1alpha1"}, Resources: []string{"meshtimeouts"},
 		},
 	}}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{

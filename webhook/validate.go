@@ -5,207 +5,130 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Validator is the handler of /validate: it rejects guarded objects whose names break a rule of
 // the naming core, with HTTP 422 and one cause per problem at the offending field.
 type Validator struct {
-	cfg *Config
+	cfg *rules.Config
 }
 
 var _ admission.Handler = (*Validator)(nil)
 
 // NewValidator returns the handler of /validate for c.
-func NewValidator(c *Config) *Validator { return &Validator{cfg: c} }
+func NewValidator(c *rules.Config) *Validator { return &Validator{cfg: c} }
 
-// Handle decides one admission request.
+// Handle decides one admission request with rules.Config.Decide and writes the answer.
 //
 // The request is enforced as its kind is configured, unless a requester override matches its user
-// (Config.Requesters): then as the override says. CREATE is checked in full. On UPDATE only the
-// problems the update introduces count: a problem is pre-existing, and let through with a warning,
-// when the old object had a problem of the same type at the same field and holds the same value
-// there (ratchet), so that objects admitted before the webhook existed can still be changed.
-// DELETE, CONNECT and unknown operations are always allowed, and their objects are not decoded.
+// (rules.Config.Requesters): then as the override says. On UPDATE only the problems the update
+// introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
+// operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	g, d, done := v.cfg.triage(ctx, req)
+	d, done := decide(ctx, v.cfg, req, rules.Validate)
 	if done != nil {
 		return *done
 	}
-	log := logf.FromContext(ctx)
-
-	obj, err := decodeObject(req.Object, "object", g.gk, g.wholeSpec)
-	if err != nil {
-		d.count(req.Operation, decisionError)
-		log.Info("bad request", "error", err.Error())
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
-	// others are counted. The walk of spec stops when the request's deadline passes.
-	w := &refWalk{ctx: ctx, limit: MaxCauses, keepLimit: maxWarnings}
-	var old *admitted
-	if req.Operation == admissionv1.Update {
-		if old, err = decodeObject(req.OldObject, "oldObject", g.gk, g.wholeSpec); err != nil {
-			d.count(req.Operation, decisionError)
-			log.Info("bad request", "error", err.Error())
-			return admission.Errored(http.StatusBadRequest, err)
-		}
-		w.old = old.spec
-	}
-	_, _, before, after, notes := v.cfg.checkWith(g, obj, w)
-	if w.err != nil {
-		d.count(req.Operation, decisionError)
-		log.Info("deadline passed during the decision", "kind", g.gk.String(), "error", w.err.Error())
-		return deadlinePassed(w.err)
-	}
-	name := boundValue(objectName(obj, req))
-
+	name := rules.BoundValue(objectName(d.Object, req))
+	gk := d.Object.Kind
 	var warnings boundedWarnings
-	errs := slices.Concat(before, w.errs, after)
-	if old != nil {
-		// The problems of spec's target references were compared with the old object's by the
-		// walk; the others are compared here.
-		_, _, oldBefore, oldAfter, _ := v.cfg.checkWith(g, old, nil)
-		oldErrs := slices.Concat(oldBefore, oldAfter)
-		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
-		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old, req.Object.Raw, req.OldObject.Raw)
-		errs = slices.Concat(addedBefore, w.errs, addedAfter)
-		for _, fe := range boundValues(slices.Concat(keptBefore, w.kept, keptAfter)) {
-			warnings.add(g.gk, name, fe, "pre-existing problem, allowed on update: ")
-		}
+	for _, fe := range d.PreExisting() {
+		warnings.add(gk, name, fe, "pre-existing problem, allowed on update: ")
 	}
-	for _, fe := range boundValues(notes) {
-		warnings.add(g.gk, name, fe, "")
+	for _, fe := range d.Notes() {
+		warnings.add(gk, name, fe, "")
 	}
-
-	errs = boundValues(errs)
-	if d.enforcement == EnforcementDryRun {
-		warnings = boundedWarnings{} // dry-run kinds are only logged and counted
-	}
-	if len(errs) == 0 {
-		d.count(req.Operation, decisionAllowed)
-		return admission.Allowed("").WithWarnings(warnings.bounded()...)
-	}
-	switch d.enforcement {
-	case EnforcementWarn:
+	errs := d.Errors()
+	log := logf.FromContext(ctx)
+	switch d.Outcome {
+	case rules.Warned:
 		prefix := ""
-		if d.override != "" {
-			prefix = "allowed for requester override " + strconv.Quote(d.override) + ": "
+		if d.Override != "" {
+			prefix = "allowed for requester override " + strconv.Quote(d.Override) + ": "
 		}
 		for _, fe := range errs {
-			warnings.add(g.gk, name, fe, prefix)
+			warnings.add(gk, name, fe, prefix)
 		}
-		d.count(req.Operation, decisionWarned)
-		log.Info("warned", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
-			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+		countDecision(d, req.Operation, decisionWarned)
+		log.Info("warned", "kind", gk.String(), "objectName", name, "causes", summary(errs),
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return admission.Allowed("").WithWarnings(warnings.bounded()...)
-	case EnforcementDryRun:
-		d.count(req.Operation, decisionDryRun)
-		log.Info("would deny", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
-			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+	case rules.DryRun:
+		countDecision(d, req.Operation, decisionDryRun)
+		log.Info("would deny", "kind", gk.String(), "objectName", name, "causes", summary(errs),
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
 		return admission.Allowed("")
-	default:
-		d.count(req.Operation, decisionDenied)
-		log.Info("denied", "kind", g.gk.String(), "objectName", name, "causes", summary(errs),
-			"override", d.overrideLabel(), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
-		return invalid(g.gk, name, errs).WithWarnings(warnings.bounded()...)
+	case rules.Denied:
+		countDecision(d, req.Operation, decisionDenied)
+		log.Info("denied", "kind", gk.String(), "objectName", name, "causes", summary(errs),
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+		return invalid(gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
+	countDecision(d, req.Operation, decisionAllowed)
+	return admission.Allowed("").WithWarnings(warnings.bounded()...)
 }
 
-// decider is how one request is enforced: its kind's enforcement, or that of the requester override
-// that matched the request.
-type decider struct {
-	kind        string
-	enforcement Enforcement
-	// override is the name of the requester override that applied, "" for none.
-	override string
-}
-
-func (d decider) overrideLabel() string {
-	if d.override == "" {
-		return noOverride
-	}
-	return d.override
-}
-
-func (d decider) count(op admissionv1.Operation, decision string) {
-	countOverride(d.kind, op, decision, d.enforcement, d.overrideLabel())
-}
-
-// triage answers the requests that need no look at the object: requests without a body,
-// unguarded kinds and operations other than CREATE and UPDATE. It returns the guard of a request
-// that needs a decision and how it is enforced, or the final response.
-func (c *Config) triage(ctx context.Context, req admission.Request) (*guard, decider, *admission.Response) {
+// decide asks the rules for the decision on req and answers what needs no look at the decision's
+// findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
+// whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
+// the final response.
+func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase) (rules.Decision, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
-		return nil, decider{}, &r
+		return rules.Decision{}, &r
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	g, ok := c.guards[gk]
-	if !ok {
+	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
+	// others are counted. The walk of spec stops when the request's deadline passes.
+	d, err := c.Decide(ctx, rules.Request{
+		Phase:       phase,
+		Kind:        gk,
+		Operation:   req.Operation,
+		SubResource: req.SubResource,
+		Object:      req.Object.Raw,
+		OldObject:   req.OldObject.Raw,
+		User:        req.UserInfo.Username,
+		Groups:      req.UserInfo.Groups,
+		MaxErrors:   MaxCauses,
+		MaxWarnings: maxWarnings,
+	})
+	log := logf.FromContext(ctx)
+	switch {
+	case !d.Guarded:
 		// The webhook configuration sends a kind this configuration does not guard: let it
 		// through rather than break an unrelated kind, but say so.
 		count(unguardedKind, req.Operation, decisionAllowed, "")
-		logf.FromContext(ctx).Info("unguarded kind", "group", req.Kind.Group, "version", req.Kind.Version, "kind", req.Kind.Kind)
+		log.Info("unguarded kind", "group", req.Kind.Group, "version", req.Kind.Version, "kind", req.Kind.Kind)
 		r := admission.Allowed("").WithWarnings(fmt.Sprintf(
 			"kriguard does not guard %s: the webhook configuration's rules and the kriguard configuration disagree",
-			schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}.String()))
-		return nil, decider{}, &r
+			gk.String()))
+		return d, &r
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		countDecision(d, req.Operation, decisionError)
+		log.Info("deadline passed during the decision", "kind", gk.String(), "error", err.Error())
+		r := deadlinePassed(err)
+		return d, &r
+	case err != nil:
+		countDecision(d, req.Operation, decisionError)
+		log.Info("bad request", "error", err.Error())
+		r := admission.Errored(http.StatusBadRequest, err)
+		return d, &r
+	case req.Operation != admissionv1.Create && req.Operation != admissionv1.Update:
+		countDecision(d, req.Operation, decisionAllowed)
+		r := admission.Allowed("")
+		return d, &r
 	}
-	d := decider{kind: g.gk.Kind}
-	d.enforcement, d.override = c.enforcementFor(g, req.UserInfo.Username, req.UserInfo.Groups)
-	switch req.Operation {
-	case admissionv1.Create, admissionv1.Update:
-		return g, d, nil
-	}
-	d.count(req.Operation, decisionAllowed)
-	r := admission.Allowed("")
-	return nil, d, &r
-}
-
-// maxValueBytes bounds the value a cause echoes. The API server lets long values through in
-// annotations and loosely typed specs; a response should not carry them back several times.
-const maxValueBytes = 256
-
-// boundValues returns errs with string values longer than maxValueBytes cut, saying how much was
-// cut. errs itself is not modified.
-func boundValues(errs field.ErrorList) field.ErrorList {
-	var out field.ErrorList
-	for i, fe := range errs {
-		v, ok := fe.BadValue.(string)
-		if !ok || len(v) <= maxValueBytes {
-			if out != nil {
-				out = append(out, fe)
-			}
-			continue
-		}
-		if out == nil {
-			out = append(make(field.ErrorList, 0, len(errs)), errs[:i]...)
-		}
-		c := *fe
-		c.BadValue = boundValue(v)
-		out = append(out, &c)
-	}
-	if out == nil {
-		return errs
-	}
-	return out
-}
-
-func boundValue(v string) string {
-	if len(v) <= maxValueBytes {
-		return v
-	}
-	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(v[:maxValueBytes], ""), len(v))
+	return d, nil
 }
 
 func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {
@@ -235,14 +158,14 @@ func deadlinePassed(err error) admission.Response {
 }
 
 // objectName is the name to report: the object's, else the request's, else its generateName.
-func objectName(obj *admitted, req admission.Request) string {
-	if n := obj.name; n != "" {
-		return n
+func objectName(o rules.Object, req admission.Request) string {
+	if o.Name != "" {
+		return o.Name
 	}
 	if req.Name != "" {
 		return req.Name
 	}
-	return obj.generateName
+	return o.GenerateName
 }
 
 func isDryRun(req admission.Request) bool { return req.DryRun != nil && *req.DryRun }

@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // badRefs returns n target references with the invalid section name section.
@@ -43,7 +44,7 @@ func TestRatchetComparesPlaces(t *testing.T) {
 		{"same list, old has none", moved, mt(obj{"to": []any{}}), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(admissionv1.Update, tt.obj, tt.old))
+			resp := NewValidator(rules.DefaultConfig()).Handle(context.Background(), request(admissionv1.Update, tt.obj, tt.old))
 			if resp.Allowed != tt.allowed {
 				t.Fatalf("allowed = %v, want %v: %+v", resp.Allowed, tt.allowed, resp.Result)
 			}
@@ -71,7 +72,7 @@ func TestLongKeyPaths(t *testing.T) {
 		{"update, all kept", admissionv1.Update, mt("Bad_1"), mt("Bad_1")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := NewValidator(DefaultConfig()).Handle(context.Background(), request(tt.op, tt.obj, tt.old))
+			resp := NewValidator(rules.DefaultConfig()).Handle(context.Background(), request(tt.op, tt.obj, tt.old))
 			if resp.Allowed {
 				if len(resp.Warnings) != maxWarnings || !strings.HasSuffix(resp.Warnings[maxWarnings-1], "281 more warnings") {
 					t.Fatalf("%d warnings, the last %q, want %d, the last counting 281 more", len(resp.Warnings), resp.Warnings[len(resp.Warnings)-1], maxWarnings)
@@ -99,7 +100,7 @@ func TestWalkStopsAtDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o := kuma("MeshTimeout", "kuma-demo", "t1", map[string]string{naming.LabelMesh: "default"}, spec(obj{"to": badRefs(5000, "Bad_1")}))
-	resp := NewValidator(DefaultConfig()).Handle(ctx, request(admissionv1.Create, o, nil))
+	resp := NewValidator(rules.DefaultConfig()).Handle(ctx, request(admissionv1.Create, o, nil))
 	if resp.Allowed || resp.Result.Code != 504 {
 		t.Fatalf("answer %+v, want a 504", resp.Result)
 	}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -37,7 +38,7 @@ type admitted struct {
 // ordinary user: the mutating webhook, its patch applied, a generated name when there is still
 // none (the API server's random suffix, here the five characters Judge uses), then the
 // validating webhook.
-func admit(t testing.TB, cfg *webhook.Config, obj []byte) admitted {
+func admit(t testing.TB, cfg *rules.Config, obj []byte) admitted {
 	t.Helper()
 	var meta struct {
 		APIVersion string `json:"apiVersion"`
@@ -173,7 +174,7 @@ func TestCheckAgreesWithWebhook(t *testing.T) {
 	warn := writeFile(t, t.TempDir(), "warn.yaml", "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\ndefaultEnforcement: warn\n")
 	for _, tc := range []struct{ name, config string }{{"default", ""}, {"warn", warn}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := webhook.LoadConfig(tc.config)
+			cfg, err := rules.LoadConfig(tc.config)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +197,7 @@ func TestCheckAgreesWithWebhook(t *testing.T) {
 				if tc.config != "" {
 					// Under warn the webhook allows and turns causes into warnings; compare check's
 					// causes with what the default configuration denies.
-					want = admit(t, webhook.DefaultConfig(), obj)
+					want = admit(t, rules.DefaultConfig(), obj)
 					want.allowed = true
 				}
 				if !want.allowed {
@@ -250,7 +251,7 @@ func TestCheckCapsCausesAsTheWebhook(t *testing.T) {
 				t.Fatalf("exit %d, %d results", r.code, len(results))
 			}
 			got := withoutPositions(results[0].Causes)
-			want := admit(t, webhook.DefaultConfig(), obj)
+			want := admit(t, rules.DefaultConfig(), obj)
 			if len(got) != len(want.causes) || len(got) != webhook.MaxCauses {
 				t.Fatalf("check lists %d causes, the webhook %d; want %d", len(got), len(want.causes), webhook.MaxCauses)
 			}

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func auditCommand() *command {
@@ -133,7 +133,7 @@ func (k auditKind) apiVersion() string { return k.gvr.GroupVersion().String() }
 // auditor lists and judges the guarded objects of a cluster.
 type auditor struct {
 	rest      *rest.Config
-	rules     *webhook.Config
+	rules     *rules.Config
 	namespace string // "" for every namespace and the cluster-scoped kinds
 	chunk     int64
 	progress  func(kindsDone, kinds, objects int)
@@ -161,7 +161,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			au.progress(i, len(kinds), t.objects)
 		}
 		err := au.listKind(ctx, client, k, func(item []byte) error {
-			v, err := au.rules.Judge(schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, item)
+			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, Object: item})
 			if err != nil {
 				t.errors++
 				fail(fmt.Errorf("%s: %w", k.kind, err))

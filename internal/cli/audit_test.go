@@ -26,7 +26,7 @@ import (
 
 	"github.com/kriguard/kriguard/internal/manifest"
 	"github.com/kriguard/kriguard/internal/testenv"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // seeded is what seed put in a cluster.
@@ -40,8 +40,8 @@ type seeded struct {
 // The kinds seed creates objects of: four namespaced Kuma kinds, a Kong kind and Mesh, which is
 // cluster-scoped.
 var seedKinds = []struct{ group, kind string }{
-	{webhook.KumaGroup, "MeshTimeout"}, {webhook.KumaGroup, "MeshRetry"}, {webhook.KumaGroup, "MeshService"},
-	{webhook.KumaGroup, "MeshTrafficPermission"}, {webhook.KongGroup, "KongPlugin"}, {webhook.KumaGroup, "Mesh"},
+	{rules.KumaGroup, "MeshTimeout"}, {rules.KumaGroup, "MeshRetry"}, {rules.KumaGroup, "MeshService"},
+	{rules.KumaGroup, "MeshTrafficPermission"}, {rules.KongGroup, "KongPlugin"}, {rules.KumaGroup, "Mesh"},
 }
 
 // seed creates n objects spread over the seed kinds and five namespaces, every 37th with a
@@ -73,7 +73,7 @@ func seed(t testing.TB, env *testenv.Env, n, padding int) seeded {
 		ns := s.namespaces[(i/len(kinds))%len(s.namespaces)]
 		name := fmt.Sprintf("obj-%d", i)
 		obj := testenv.NewObject(k, ns, name)
-		bad := i%37 == 0 && k.Group == webhook.KumaGroup
+		bad := i%37 == 0 && k.Group == rules.KumaGroup
 		if bad && k.Kind != "Mesh" {
 			obj.SetLabels(map[string]string{"kuma.io/mesh": "Mesh_1"})
 		} else if bad {
@@ -142,7 +142,7 @@ func audit(t testing.TB, cfg *rest.Config, namespace string, chunk int64, emit f
 	c := rest.CopyConfig(cfg)
 	lc := &listCounter{}
 	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { lc.next = rt; return lc }
-	au := &auditor{rest: c, rules: webhook.DefaultConfig(), namespace: namespace, chunk: chunk}
+	au := &auditor{rest: c, rules: rules.DefaultConfig(), namespace: namespace, chunk: chunk}
 	var tl tally
 	err := au.run(context.Background(), &tl, func(r Result) error { emit(r); return nil },
 		func(err error) { t.Errorf("audit: %v", err) }, func() error { return nil })
@@ -267,7 +267,7 @@ func TestAudit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, _ := env.Kind(webhook.KumaGroup, "MeshTimeout")
+		k, _ := env.Kind(rules.KumaGroup, "MeshTimeout")
 		obj := testenv.NewObject(k, s.namespaces[0], "written-by-an-auditor")
 		if err := cl.Create(context.Background(), obj); !apierrors.IsForbidden(err) {
 			t.Errorf("an auditor's create: %v, want forbidden", err)
@@ -326,9 +326,9 @@ current-context: c
 			{"MeshRetry", "retries-2", map[string]string{"kuma.io/mesh": ""}},
 			{"KongPlugin", "rate-limit", nil},
 		} {
-			k, _ := env.Kind(webhook.KumaGroup, o.kind)
+			k, _ := env.Kind(rules.KumaGroup, o.kind)
 			if i == 4 {
-				k, _ = env.Kind(webhook.KongGroup, o.kind)
+				k, _ = env.Kind(rules.KongGroup, o.kind)
 			}
 			obj := testenv.NewObject(k, ns, o.name)
 			obj.SetLabels(o.labels)

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kriguard/kriguard/internal/testenv"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // corpus builds n guarded objects as one multi-document YAML stream, the way helm template
@@ -158,7 +158,7 @@ func BenchmarkAudit(b *testing.B) {
 	seed(b, env, n, 0)
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = 50, 100
-	au := &auditor{rest: cfg, rules: webhook.DefaultConfig(), chunk: 500}
+	au := &auditor{rest: cfg, rules: rules.DefaultConfig(), chunk: 500}
 	kinds, err := au.discover(b.Context(), cfg)
 	if err != nil {
 		b.Fatal(err)

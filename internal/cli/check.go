@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kriguard/kriguard/rules"
+
 	"github.com/spf13/pflag"
 
 	"github.com/kriguard/kriguard/internal/manifest"
-	"github.com/kriguard/kriguard/webhook"
 )
 
 func checkCommand() *command {
@@ -56,7 +57,7 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	}
 	w := a.resultWriter()
 	var t tally
-	err := a.judgeManifests(ctx, args, &t, func(r Result, _ webhook.Verdict) error { return w.write(r) })
+	err := a.judgeManifests(ctx, args, &t, func(r Result, _ rules.Decision) error { return w.write(r) })
 	if err == nil {
 		err = w.close()
 	}
@@ -69,7 +70,7 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 // judgeManifests judges every guarded object of paths and hands each result to emit; documents
 // that cannot be read or judged are reported on standard error and counted. It returns emit's
 // error, or the context's.
-func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result, webhook.Verdict) error) error {
+func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result, rules.Decision) error) error {
 	o := manifest.Options{MaxDocumentBytes: a.maxDocBytes, Stdin: a.streams.In}
 	skipped := map[string]bool{} // files found in folders that are not manifests
 	err := manifest.Walk(paths, o, func(d manifest.Document) error {
@@ -89,7 +90,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if _, guarded := a.cfg.Enforcement(gk); !guarded {
 			return nil
 		}
-		v, err := a.cfg.Judge(gk, d.Object)
+		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object})
 		if err != nil {
 			t.errors++
 			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Exit statuses.
@@ -87,7 +87,7 @@ type app struct {
 
 	output     string
 	configPath string
-	cfg        *webhook.Config
+	cfg        *rules.Config
 
 	// audit
 	kubeconfig, kubeContext, namespace string
@@ -248,7 +248,7 @@ func outputFlags(a *app, fs *pflag.FlagSet) {
 
 // loadConfig reads --config.
 func (a *app) loadConfig() error {
-	c, err := webhook.LoadConfig(a.configPath)
+	c, err := rules.LoadConfig(a.configPath)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package cli is the kriguard command (cmd/kriguard): check, audit, envoy and kri. It applies
 // the rules of the admission webhook outside of admission — to manifests, to the objects already
 // in a cluster and to the names in an Envoy config dump — through the same code: objects are
-// judged by webhook.Config.Judge, which runs the webhook's own mutating and validating checks,
+// decided by rules.Config.Decide (rules.Admit), the mutating and validating rules the webhook runs,
 // and Envoy names by naming.CheckEnvoyName, which krilint runs too. Nothing here re-implements a
 // rule.
 //

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func kriCommand() *command {
@@ -182,7 +182,7 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	}
 	var t, invalid tally
 	jw := newJSONWriter(a.out)
-	err := a.judgeManifests(ctx, args, &t, func(r Result, v webhook.Verdict) error {
+	err := a.judgeManifests(ctx, args, &t, func(r Result, v rules.Decision) error {
 		if v.KRI == "" {
 			return nil // a Kong kind: no KRI
 		}

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // SourceCluster is the source of the objects audit reads.
@@ -50,18 +51,18 @@ type Cause struct {
 // known). It is nil for objects of the cluster.
 type positions func(field string) (line, column int)
 
-func newResult(source string, line int, apiVersion, kind string, v webhook.Verdict, pos positions) Result {
-	name := v.Name
-	if name == "" && v.GenerateName != "" {
-		name = v.GenerateName + "*"
+func newResult(source string, line int, apiVersion, kind string, d rules.Decision, pos positions) Result {
+	name := d.Object.Name
+	if name == "" && d.Object.GenerateName != "" {
+		name = d.Object.GenerateName + "*"
 	}
 	kri := ""
-	if v.KRIValid {
-		kri = v.KRI
+	if d.KRIValid {
+		kri = d.KRI
 	}
-	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: v.Namespace,
-		Name: name, KRI: kri, Allowed: v.Allowed, Enforcement: string(v.Enforcement), Causes: causes(v.Causes, pos),
-		Warnings: warnings(v.Warnings, pos)}
+	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: d.Object.Namespace,
+		Name: name, KRI: kri, Allowed: d.Allowed, Enforcement: string(d.Enforcement), Causes: causes(d.Errors(), pos),
+		Warnings: warnings(slices.Concat(d.PreExisting(), d.Notes()), pos)}
 }
 
 func warnings(errs field.ErrorList, pos positions) []Cause {
@@ -71,21 +72,17 @@ func warnings(errs field.ErrorList, pos positions) []Cause {
 	return causes(errs, pos)
 }
 
-// maxFieldBytes bounds a field path as the webhook's answers bound it (docs/limits.md): a path
-// is cut only when absurd, a map key of megabytes for instance.
-const maxFieldBytes = 4 << 10
-
-// causes are the first webhook.MaxCauses-1 problems of errs, each with its field path cut to
-// maxFieldBytes, and one more that counts the rest, as the webhook's denial shows them; all of
-// them when there are no more than webhook.MaxCauses. pos, when not nil, places each.
+// causes are the first rules.MaxCauses-1 problems of errs, each with its field path cut to
+// rules.MaxFieldBytes, and one more that counts the rest, as the webhook's denial shows them; all of
+// them when there are no more than rules.MaxCauses. pos, when not nil, places each.
 func causes(errs field.ErrorList, pos positions) []Cause {
 	shown := errs
-	if len(errs) > webhook.MaxCauses {
-		shown = errs[:webhook.MaxCauses-1]
+	if len(errs) > rules.MaxCauses {
+		shown = errs[:rules.MaxCauses-1]
 	}
 	out := make([]Cause, 0, len(shown)+1)
 	for _, fe := range shown {
-		c := Cause{Field: boundString(fe.Field, maxFieldBytes), Message: fe.ErrorBody()}
+		c := Cause{Field: boundString(fe.Field, rules.MaxFieldBytes), Message: fe.ErrorBody()}
 		if pos != nil {
 			c.Line, c.Column = pos(fe.Field)
 		}

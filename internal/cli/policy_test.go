@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // TestPolicy checks that kriguard policy prints what the generator makes of the same configuration and
@@ -16,7 +16,7 @@ func TestPolicy(t *testing.T) {
 kind: Configuration
 defaultEnforcement: warn
 `)
-	cfg, err := webhook.LoadConfig(config)
+	cfg, err := rules.LoadConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // TestValidationMode: webhook installs the validating webhook and no policies; policy installs the
@@ -56,7 +56,7 @@ config:
 				}
 				return
 			}
-			cfg, err := webhook.ParseConfig([]byte(field(t, objs.get(t, "ConfigMap", "kriguard-config"), "data", "config.yaml").(string)))
+			cfg, err := rules.ParseConfig([]byte(field(t, objs.get(t, "ConfigMap", "kriguard-config"), "data", "config.yaml").(string)))
 			if err != nil {
 				t.Fatal(err)
 			}

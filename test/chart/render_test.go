@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // valueSets are the configurations every chart test renders: the defaults and the options a user is
@@ -591,7 +591,7 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		t.Fatalf("config.yaml: %v", err)
 	}
 	// The webhook reads it, and enforces each enabled requester override as the values say.
-	parsed, err := webhook.ParseConfig(data)
+	parsed, err := rules.ParseConfig(data)
 	if err != nil {
 		t.Fatalf("the webhook refuses config.yaml: %v", err)
 	}
@@ -752,21 +752,21 @@ func TestSchemaRejects(t *testing.T) {
 func TestDefaultRequesters(t *testing.T) {
 	objs := render(t, "kriguard", releaseNamespace, "")
 	cm := objs.get(t, "ConfigMap", namesFor("kriguard").configMap)
-	c, err := webhook.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
+	c, err := rules.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for user, want := range map[string]string{
-		webhook.KumaControlPlaneUser:      "kuma-control-plane",
-		webhook.KongOperatorUser:          "kong-operator",
-		webhook.KongOperatorKustomizeUser: "kong-operator",
+		rules.KumaControlPlaneUser:      "kuma-control-plane",
+		rules.KongOperatorUser:          "kong-operator",
+		rules.KongOperatorKustomizeUser: "kong-operator",
 	} {
 		e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, user, nil)
-		if e != webhook.EnforcementWarn || override != want {
+		if e != rules.EnforcementWarn || override != want {
 			t.Errorf("%s: %q under %q, want warn under %q", user, e, override, want)
 		}
 	}
-	if e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, "alice", nil); e != webhook.EnforcementDeny || override != "" {
+	if e, override, _ := c.RequesterEnforcement(schema.GroupKind{Group: "kuma.io", Kind: "MeshService"}, "alice", nil); e != rules.EnforcementDeny || override != "" {
 		t.Errorf("an ordinary user: %q under %q, want deny and no override", e, override)
 	}
 	// Kuma's mutating webhook adds the labels a KRI is built from: kriguard's mutator must run again

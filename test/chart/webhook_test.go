@@ -25,6 +25,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -218,7 +219,7 @@ func (b *logBuffer) tail(n int) string {
 // matches, and a wrong one silently guards nothing).
 func TestDefaultKinds(t *testing.T) {
 	want := map[string]string{} // group/kind → version
-	for _, k := range webhook.DefaultConfig().GuardedKinds() {
+	for _, k := range rules.DefaultConfig().GuardedKinds() {
 		want[k.Group+"/"+k.Kind] = k.Version
 	}
 	got := guardedKinds(chartValues(t, ""))
@@ -256,7 +257,7 @@ func TestConfigMapLoads(t *testing.T) {
 					cm = o
 				}
 			}
-			c, err := webhook.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
+			c, err := rules.ParseConfig([]byte(field(t, cm, "data", "config.yaml").(string)))
 			if err != nil {
 				t.Fatalf("the webhook rejects the chart's configuration: %v", err)
 			}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kriguard/kriguard/naming/hashsuffix"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // TestKumaInterop creates, through the real API server with the upstream CRDs, the objects Kuma's
@@ -86,7 +86,7 @@ func TestKumaControlPlaneIsWarned(t *testing.T) {
 	ns := newNamespace(t)
 	ctx := testContext(t)
 	const alice = "alice"
-	grantKumaWrites(t, ctx, webhook.KumaControlPlaneUser, alice)
+	grantKumaWrites(t, ctx, rules.KumaControlPlaneUser, alice)
 
 	newObj := func(name string) *unstructured.Unstructured {
 		return meshTimeout(ns, name, map[string]string{
@@ -94,7 +94,7 @@ func TestKumaControlPlaneIsWarned(t *testing.T) {
 		}, "http")
 	}
 
-	kuma, warnings := impersonatingClient(t, webhook.KumaControlPlaneUser)
+	kuma, warnings := impersonatingClient(t, rules.KumaControlPlaneUser)
 	before := overrideDecisions(t, "MeshTimeout", "CREATE", "warned", "warn", "kuma-control-plane")
 	obj := newObj("from-kuma")
 	if err := kuma.Create(ctx, obj); err != nil {

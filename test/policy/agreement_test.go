@@ -19,7 +19,7 @@ import (
 	"github.com/kriguard/kriguard/admissionpolicy"
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func gk(k testenv.Kind) schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
@@ -33,7 +33,7 @@ func judge(name string) *metav1.LabelSelector {
 func TestAgreement(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t, "agreement", nil)
-	cfg := webhook.DefaultConfig()
+	cfg := rules.DefaultConfig()
 
 	var corpus []item
 	ex, err := exampleObjects(ns)
@@ -162,7 +162,7 @@ func waitActive(t testing.TB, ns string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for _, k := range env.Kinds {
-		if _, ok := webhook.DefaultConfig().Enforcement(gk(k)); !ok {
+		if _, ok := rules.DefaultConfig().Enforcement(gk(k)); !ok {
 			continue
 		}
 		u := testenv.NewObject(k, ns, "probe")
@@ -176,7 +176,7 @@ func waitActive(t testing.TB, ns string) {
 			_ = unstructured.SetNestedField(u.Object, map[string]any{"group": "configuration.konghq.com", "kind": "KongRoute", "name": "b.cp1.2"}, "spec", "targets", "routeRef")
 			_ = unstructured.SetNestedField(u.Object, "OnlyTargets", "spec", "scope")
 		default:
-			if k.Group == webhook.KongGroup {
+			if k.Group == rules.KongGroup {
 				continue
 			}
 			setMap(u, "labels", naming.LabelZone, "Not_A_Zone")

@@ -21,7 +21,7 @@ import (
 	"github.com/kriguard/kriguard/admissionpolicy"
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // item is one object of the agreement corpus.
@@ -109,7 +109,7 @@ var (
 // generatedObjects builds good and bad objects of every guarded kind: each KRI input and every
 // sectionName path of the kind's schema set to each value above, the KRI annotation right, wrong
 // and malformed, and for Kong kinds the generated-name shapes and relations.
-func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []item {
+func generatedObjects(ns string, kinds []testenv.Kind, cfg *rules.Config) []item {
 	var out []item
 	n := 0
 	add := func(k testenv.Kind, what string, edit func(u *unstructured.Unstructured)) {
@@ -123,7 +123,7 @@ func generatedObjects(ns string, kinds []testenv.Kind, cfg *webhook.Config) []it
 			continue
 		}
 		add(k, "minimal", func(*unstructured.Unstructured) {})
-		if k.Group == webhook.KongGroup {
+		if k.Group == rules.KongGroup {
 			out = append(out, kongObjects(k, ns, &n)...)
 			continue
 		}

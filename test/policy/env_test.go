@@ -28,6 +28,7 @@ import (
 
 	"github.com/kriguard/kriguard/admissionpolicy"
 	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 	"github.com/kriguard/kriguard/webhook"
 )
@@ -114,7 +115,7 @@ func guardedRules(ops ...admissionregistrationv1.OperationType) []admissionregis
 	return []admissionregistrationv1.RuleWithOperations{{
 		Operations: ops,
 		Rule: admissionregistrationv1.Rule{
-			APIGroups:   []string{webhook.KumaGroup, webhook.KongGroup},
+			APIGroups:   []string{rules.KumaGroup, rules.KongGroup},
 			APIVersions: []string{"*"},
 			Resources:   []string{"*"},
 			Scope:       &all,
@@ -219,7 +220,7 @@ func nopCABundle() []byte {
 // ends. It returns the policies as created.
 func installPolicies(t testing.TB, objects, namespaces *metav1.LabelSelector) *admissionpolicy.Objects {
 	t.Helper()
-	objs, err := admissionpolicy.Generate(webhook.DefaultConfig(), admissionpolicy.Options{ExcludeNamespaces: []string{hook.Namespace}})
+	objs, err := admissionpolicy.Generate(rules.DefaultConfig(), admissionpolicy.Options{ExcludeNamespaces: []string{hook.Namespace}})
 	if err != nil {
 		t.Fatal(err)
 	}

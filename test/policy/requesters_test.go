@@ -13,7 +13,7 @@ import (
 
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // warnings collects the admission warnings a client receives.
@@ -53,12 +53,12 @@ func TestRequesters(t *testing.T) {
 	// Let the control plane's service account write Kuma objects, as Kuma's chart does.
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "policy-test-kuma-writer"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{webhook.KumaGroup}, Resources: []string{"*"}, Verbs: []string{"create"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{rules.KumaGroup}, Resources: []string{"*"}, Verbs: []string{"create"}}},
 	}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "policy-test-kuma-writer"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: webhook.KumaControlPlaneUser}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: rules.KumaControlPlaneUser}},
 	}
 	for _, o := range []client.Object{role, binding} {
 		if err := env.Client.Create(ctx, o); err != nil {
@@ -79,13 +79,13 @@ func TestRequesters(t *testing.T) {
 		}
 		return c, w
 	}
-	k, _ := env.Kind(webhook.KumaGroup, "MeshTimeout")
+	k, _ := env.Kind(rules.KumaGroup, "MeshTimeout")
 	for _, tc := range []struct {
 		user    string
 		allowed bool
 	}{
 		{"", false},
-		{webhook.KumaControlPlaneUser, true},
+		{rules.KumaControlPlaneUser, true},
 	} {
 		c, w := as(tc.user)
 		for _, j := range []string{judgeWebhook, judgePolicy} {

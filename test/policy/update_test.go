@@ -9,7 +9,7 @@ import (
 
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
-	"github.com/kriguard/kriguard/webhook"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // TestUpdateKeepsOldProblems: an object stored before kriguard judged it keeps its problems through
@@ -27,7 +27,7 @@ func TestUpdateKeepsOldProblems(t *testing.T) {
 	installPolicies(t, judge(judgePolicy), nil)
 	waitActive(t, ns)
 
-	k, _ := env.Kind(webhook.KumaGroup, "MeshTimeout")
+	k, _ := env.Kind(rules.KumaGroup, "MeshTimeout")
 	for _, tc := range []struct {
 		name    string
 		edit    func(u *unstructured.Unstructured)

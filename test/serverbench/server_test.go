@@ -28,6 +28,7 @@ import (
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/webhook"
 )
 
@@ -90,7 +91,7 @@ func reviewBody(tb testing.TB) []byte {
 // validator is the handler the webhook serves at /validate (webhook.NewManager registers
 // NewHTTPHandler(NewValidator(conf))), with the built-in configuration.
 func validator() http.Handler {
-	return webhook.NewHTTPHandler(webhook.NewValidator(webhook.DefaultConfig()))
+	return webhook.NewHTTPHandler(webhook.NewValidator(rules.DefaultConfig()))
 }
 
 // allowAll is the baseline the webhook is measured against: the same server and HTTP handler, with an admission

@@ -1,0 +1,264 @@
+package rules
+
+import (
+	"context"
+	"slices"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// Phase says which decision a Request asks for.
+type Phase int
+
+const (
+	// Validate asks for the validating webhook's decision: the object's findings and whether it is
+	// admitted.
+	Validate Phase = iota
+	// Mutate asks for the mutating webhook's decision: the patch the object needs.
+	Mutate
+	// Admit asks for what the API server makes of a CREATE: the mutating webhook's patch applied
+	// (a generateName object is judged under the name it gets), then the validating webhook's
+	// decision. The command and the audit ask for it.
+	Admit
+)
+
+// Request is one object to decide, with what the rules read of the request that carries it.
+type Request struct {
+	Phase Phase
+	// Kind is the object's group and kind, as the request names it.
+	Kind schema.GroupKind
+	// Operation is CREATE, UPDATE, DELETE or CONNECT; only CREATE and UPDATE are looked at. Admit
+	// decides a CREATE whatever it says.
+	Operation admissionv1.Operation
+	// SubResource is the subresource the request is for ("status"), "" for the object itself.
+	SubResource string
+	// Object and OldObject are the object and, for an UPDATE, the object before it, as JSON.
+	Object, OldObject []byte
+	// User and Groups are the requester's, for the requester overrides (Config.Requesters).
+	User   string
+	Groups []string
+	// Release is the Kuma release the object is judged against; the zero Release is
+	// naming.DefaultRelease.
+	Release naming.Release
+	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
+	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
+	// finding without a value. 0 builds them all. An answer that shows a bounded number of causes
+	// and warnings need not build more.
+	MaxErrors, MaxWarnings int
+}
+
+// Outcome is what a Decision does with the request.
+type Outcome string
+
+// The outcomes. The webhook counts them, under these names, in its decision metric.
+const (
+	// Allowed: nothing to deny or patch.
+	Allowed Outcome = "allowed"
+	// Denied: the object has problems and its enforcement is deny.
+	Denied Outcome = "denied"
+	// Warned: the object has problems, admitted with warnings (enforcement warn).
+	Warned Outcome = "warned"
+	// DryRun: the object would be denied or patched, and is only admitted (enforcement dryrun).
+	DryRun Outcome = "dryrun"
+	// Mutated: the object gets Decision.Patch.
+	Mutated Outcome = "mutated"
+)
+
+// Decision is the rules' answer to one Request.
+type Decision struct {
+	// Guarded is false for a kind the configuration does not guard: nothing else is set then.
+	Guarded bool
+	// Enforcement is how the request is enforced: its kind's, or that of the requester override
+	// named by Override ("" for none).
+	Enforcement Enforcement
+	Override    string
+	Outcome     Outcome
+	// Allowed is false when the object is denied.
+	Allowed bool
+	// Object is the object decided. With Admit, its name is the one it gets once admitted: its own,
+	// the deterministic name of the patch, or "" when the API server would pick a random one.
+	Object Object
+	// KRI is the object's KRI as Kuma computes it, valid or not (KRIValid says); empty for kinds
+	// without one.
+	KRI      string
+	KRIValid bool
+	// Patch is the mutating webhook's operations (Mutate, Admit), also when the kind's dryrun
+	// enforcement only counts them.
+	Patch []jsonpatch.Operation
+
+	// errs, kept and notes are the findings of each level, as the API server words a cause. A kind
+	// in dryrun has only errs: it gives no warnings.
+	errs, kept, notes field.ErrorList
+}
+
+// Errors returns the object's problems (LevelError): the causes of a denial.
+func (d *Decision) Errors() field.ErrorList { return d.errs }
+
+// PreExisting returns the problems an UPDATE keeps from the old object (LevelWarning).
+func (d *Decision) PreExisting() field.ErrorList { return d.kept }
+
+// Notes returns the values admitted with a note (LevelNote).
+func (d *Decision) Notes() field.ErrorList { return d.notes }
+
+// Findings returns every finding: the problems, the pre-existing ones, then the notes.
+func (d *Decision) Findings() []Finding {
+	n := len(d.errs) + len(d.kept) + len(d.notes)
+	if n == 0 {
+		return nil
+	}
+	out := make([]Finding, 0, n)
+	out = d.Object.findings(out, LevelError, d.errs)
+	out = d.Object.findings(out, LevelWarning, d.kept)
+	return d.Object.findings(out, LevelNote, d.notes)
+}
+
+// Decide decides one request: the one call every front end makes (docs/architecture.md). It
+// counts, logs and answers nothing. The error is that of an object that cannot be decoded, or ctx's
+// own error when ctx is done before the decision is; the Decision then still says how the request
+// was enforced.
+func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
+	g, ok := c.guards[r.Kind]
+	if !ok {
+		return Decision{}, nil
+	}
+	d := Decision{Guarded: true, Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
+	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
+	switch {
+	case r.Phase == Admit:
+		return c.admit(ctx, g, r, d)
+	case r.Operation != admissionv1.Create && r.Operation != admissionv1.Update:
+		return d, nil
+	case r.Phase == Mutate:
+		return c.mutate(g, r, d)
+	}
+	return c.validate(ctx, g, r, d)
+}
+
+// validate decides r as the validating webhook does. CREATE is checked in full. On UPDATE only the
+// problems the update introduces count: a problem is pre-existing, and let through with a warning,
+// when the old object had a problem of the same type at the same field and holds the same value
+// there (ratchet), so that objects admitted before the webhook existed can still be changed.
+func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
+	if err != nil {
+		return d, err
+	}
+	d.Object = objectOf(g.gk, obj)
+	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1}
+	if r.MaxErrors > 0 {
+		w.limit = r.MaxErrors
+	}
+	if r.MaxWarnings > 0 {
+		w.keepLimit = r.MaxWarnings
+	}
+	var old *admitted
+	if r.Operation == admissionv1.Update {
+		if old, err = decodeObject(runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec); err != nil {
+			return d, err
+		}
+		w.old = old.spec
+	}
+	kri, valid, before, after, notes := c.checkWith(g, obj, w)
+	if w.err != nil {
+		return d, w.err
+	}
+	errs := slices.Concat(before, w.errs, after)
+	var kept field.ErrorList
+	if old != nil {
+		// The problems of spec's target references were compared with the old object's by the
+		// walk; the others are compared here.
+		_, _, oldBefore, oldAfter, _ := c.checkWith(g, old, nil)
+		oldErrs := slices.Concat(oldBefore, oldAfter)
+		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old, r.Object, r.OldObject)
+		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old, r.Object, r.OldObject)
+		errs = slices.Concat(addedBefore, w.errs, addedAfter)
+		kept = slices.Concat(keptBefore, w.kept, keptAfter)
+	}
+	return d.with(g, kri, valid, errs, kept, notes), nil
+}
+
+// mutate decides r as the mutating webhook does. Requests for subresources are not patched: the
+// API server keeps only the subresource's part of the object (status, scale), so a metadata patch
+// would be dropped.
+func (c *Config) mutate(g *guard, r Request, d Decision) (Decision, error) {
+	if r.SubResource != "" {
+		return d, nil
+	}
+	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
+	if err != nil {
+		return d, err
+	}
+	d.Object = objectOf(g.gk, obj)
+	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create); len(d.Patch) > 0 {
+		d.Outcome = Mutated
+		if d.Enforcement == EnforcementDryRun {
+			d.Outcome = DryRun
+		}
+	}
+	return d, nil
+}
+
+// admit decides r.Object as the two webhooks decide its CREATE: first the mutator's patch (so that
+// a generateName object is judged under the name it gets), then the validator's checks.
+func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
+	if err != nil {
+		return d, err
+	}
+	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
+	if d.Patch = c.patch(g, obj, true); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
+		if patched, ok := patchMetadata(obj, d.Patch); ok {
+			obj = patched
+		} else if obj, err = applyPatch(r.Object, d.Patch, g.gk, g.wholeSpec); err != nil {
+			return d, err
+		}
+	}
+	d.Object = objectOf(g.gk, obj)
+	subject := obj
+	if obj.name == "" && obj.generateName != "" {
+		// The API server names the object before validating webhooks see it: generateName cut to
+		// 58 bytes and five random characters of its alphabet, here a fixed five.
+		n := obj.generateName
+		if len(n) > 58 {
+			n = n[:58]
+		}
+		cp := *obj
+		cp.name = n + "xxxxx"
+		subject = &cp
+	}
+	w := &refWalk{ctx: ctx, limit: -1}
+	kri, valid, before, after, notes := c.checkWith(g, subject, w)
+	if w.err != nil {
+		return d, w.err
+	}
+	return d.with(g, kri, valid, slices.Concat(before, w.errs, after), nil, notes), nil
+}
+
+// with returns d with the findings of a check, bounded, and the outcome they lead to.
+func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) Decision {
+	if g.kri {
+		d.KRI, d.KRIValid = kri.String(), valid
+	}
+	d.errs = boundValues(errs)
+	if d.Enforcement != EnforcementDryRun { // dry-run kinds are only logged and counted
+		d.kept, d.notes = boundValues(kept), boundValues(notes)
+	}
+	if len(errs) == 0 {
+		return d
+	}
+	switch d.Enforcement {
+	case EnforcementWarn:
+		d.Outcome = Warned
+	case EnforcementDryRun:
+		d.Outcome = DryRun
+	default:
+		d.Outcome, d.Allowed = Denied, false
+	}
+	return d
+}

@@ -1,0 +1,38 @@
+// Package rules is what kriguard checks: every rule that judges a Kuma or Kong object, the
+// ratcheting of UPDATEs, the names the mutating webhook gives, and the configuration that says how
+// strictly each kind is enforced. Every front end (the admission webhook, the generated
+// ValidatingAdmissionPolicies, the kriguard command and its cluster audit) calls it; it serves,
+// counts and logs nothing. The layers and the path of a request through them are in
+// docs/architecture.md; the rules, one id each, in docs/rules.md.
+//
+// One call decides one object: Config.Decide takes a Request (the object, the operation, the
+// requester, the Kuma release) and returns a Decision: allowed or denied, the Findings, the
+// requester override that applied and, for the mutating phase, the patch.
+//
+// The rules of a Kuma kind, all from package naming:
+//   - the object's KRI, exactly as Kuma computes it (naming.Registry.ForObject; docs/kri.md);
+//   - a kuma.io/display-name label, which older Kuma releases read the name from;
+//   - every sectionName of a target reference (a "targetRef" map, or a "backendRefs" element, at any
+//     depth of spec);
+//   - the SNI of every MeshService, MeshMultiZoneService and MeshExternalService port;
+//   - the hand-typed Envoy names of MeshProxyPatch matches;
+//   - the values documented to hold a KRI: the kriguard.io/kri annotation and status.origin.kri.
+//
+// The rules of a Kong kind are the generated-name shapes and object-local relations of naming/kong
+// (docs/kong-names.md).
+//
+// On UPDATE only the problems an update introduces count: a problem is pre-existing when the old
+// object had a problem of the same type at the same field and holds the same value there.
+//
+// The mutating phase gives generateName objects their deterministic name on CREATE (Kuma's KDS
+// hash-suffix name, or the Kong generated name when its inputs are in the object), keeping the
+// original in the kuma.io/display-name annotation, and records every Kuma object's KRI in the
+// kriguard.io/kri annotation.
+//
+// An object is decoded partially, with sigs.k8s.io/json as the API server decodes it: metadata,
+// apiVersion, kind and the top-level mesh field; spec only when a rule may find something in it,
+// status only when it may hold origin.kri. What the partial decode cannot vouch for goes through
+// the full unstructured decode, whose errors are the ones returned.
+//
+// LoadConfig reads the YAML configuration (docs/contracts.md); DefaultConfig is the built-in one.
+package rules
