@@ -56,12 +56,13 @@ func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, err
 // returns the problems found before and after them, which w's come between.
 func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI, valid bool, before, after, notes field.ErrorList) {
 	if !g.kri {
-		return naming.KRI{}, false, kongErrors(g.gk.Kind, obj), nil, nil
+		return naming.KRI{}, false, tag(kongErrors(g.gk.Kind, obj), 0, kongRules[g.gk.Kind]), nil, nil
 	}
 	kri, before = c.registry.ForObject(obj, g.gk.Kind)
 	valid = len(before) == 0
+	tag(before, 0, RuleKRI)
 	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
-		before = append(before, naming.FieldName.Validate(v, displayNameLabelPath)...)
+		before = tag(append(before, naming.FieldName.Validate(v, displayNameLabelPath)...), len(before), RuleDisplayNameLabel)
 	}
 	if w != nil && obj.spec != nil {
 		if w.limit > 0 {
@@ -73,11 +74,14 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 	if g.gk.Group == KumaGroup {
 		switch g.gk.Kind {
 		case "MeshService", "MeshMultiZoneService", "MeshExternalService":
-			errs = sniErrors(g.gk.Kind, kri, obj, errs)
+			errs = tag(sniErrors(g.gk.Kind, kri, obj, errs), 0, RuleSNI)
 		case "MeshProxyPatch":
 			errs, notes = c.proxyPatchErrors(obj, errs)
+			tag(errs, 0, RuleProxyPatchKRI)
+			tag(notes, 0, RuleProxyPatchLegacyName)
 		}
 	}
+	n := len(errs)
 	if v, ok := obj.annotations[naming.AnnotationKRI]; ok {
 		switch got, err := c.registry.Parse(v); {
 		case err != nil:
@@ -87,6 +91,8 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 				fmt.Sprintf("must equal the object's KRI %q", kri.String())))
 		}
 	}
+	tag(errs, n, RuleKRIAnnotation)
+	n = len(errs)
 	if v := obj.originKRI; obj.hasOriginKRI {
 		if s, ok := v.(string); !ok {
 			errs = append(errs, field.Invalid(originKRIPath, v, "must be a string"))
@@ -94,7 +100,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 			errs = append(errs, field.Invalid(originKRIPath, s, kriDetail(err)))
 		}
 	}
-	return kri, valid, before, errs, notes
+	return kri, valid, before, tag(errs, n, RuleOriginKRI), notes
 }
 
 // kriDetail turns a parse error into the detail of a field error. The paths inside (kri.mesh,
@@ -107,7 +113,8 @@ func kriDetail(err error) string {
 }
 
 // omittedProblem stands for each problem a capped check found but did not build.
-var omittedProblem = &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: "", Detail: "(one more problem, not built)"}
+var omittedProblem = &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: "", Detail: "(one more problem, not built)",
+	Origin: string(RuleSectionName)}
 
 // ctxCheckNodes is how many containers a walk visits between two looks at its context.
 const ctxCheckNodes = 1024
@@ -234,6 +241,7 @@ func (w *refWalk) ref(ref map[string]any, old any, inOld bool) {
 	} else {
 		*list = append(*list, naming.FieldSection.Validate(s, p)...)
 	}
+	tag(*list, n, RuleSectionName)
 	if *limit > 0 {
 		*limit = max(*limit-(len(*list)-n), 0)
 	}

@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestRuleIDs: each rule's finding carries its id, and only its own.
+func TestRuleIDs(t *testing.T) {
+	kuma := func(kind, meta, rest string) []byte {
+		return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"namespace":"kuma-system",` + meta + `}` + rest + `}`)
+	}
+	kong := func(kind, name, spec string) []byte {
+		v := "v1alpha1"
+		if kind == "KongPlugin" {
+			v = "v1"
+		}
+		return []byte(`{"apiVersion":"configuration.konghq.com/` + v + `","kind":"` + kind + `","metadata":{"name":"` + name + `","namespace":"default"},"spec":{` + spec + `}}`)
+	}
+	const mesh = `"labels":{"kuma.io/mesh":"default"}`
+	tests := []struct {
+		kind string
+		raw  []byte
+		want Rule
+	}{
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"Mesh_1"}`, ""), RuleKRI},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"default","kuma.io/display-name":"Bad_Name"}`, ""), RuleDisplayNameLabel},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","sectionName":"Bad_1"}}]}`), RuleSectionName},
+		{"MeshService", kuma("MeshService", `"name":"svc",`+mesh, `,"spec":{"ports":[{"name":"http_1","port":80}]}`), RuleSNI},
+		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"kri_x"}}}]}}`), RuleProxyPatchKRI},
+		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"outbound:a"}}}]}}`), RuleProxyPatchLegacyName},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kriguard.io/kri":"kri_mt_default___other_"}`, ""), RuleKRIAnnotation},
+		{"MeshTrust", kuma("MeshTrust", `"name":"trust",`+mesh, `,"status":{"origin":{"kri":"kri_x"}}`), RuleOriginKRI},
+		{"KongRoute", kong("KongRoute", "Bad_Route", ""), RuleKongRouteName},
+		{"KongService", kong("KongService", "http.default-echo-8080.1.cp1fbfa93f.29652d0c", `"host":"http.default-other-8080.1.cp1fbfa93f.29652d0c"`), RuleKongServiceName},
+		{"KongUpstream", kong("KongUpstream", "http.default-echo-8080.1.cp1fbfa93f.29652d0X", ""), RuleKongUpstreamName},
+		{"KongTarget", kong("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8", `"upstreamRef":{"name":"http.default-other-8080.1.cp1fbfa93f.29652d0c"}`), RuleKongTargetName},
+		{"KongPlugin", kong("KongPlugin", "Bad_Plugin", ""), RuleKongPluginName},
+		{"KongPluginBinding", kong("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8", `"pluginRef":{"name":"other"},"targets":{"routeRef":{"name":"http.default-echo.cp1fbfa93f.5cff32e8.m00"}}`), RuleKongPluginBindingName},
+	}
+	c := DefaultConfig()
+	seen := map[Rule]bool{}
+	for _, tt := range tests {
+		t.Run(string(tt.want), func(t *testing.T) {
+			group := KumaGroup
+			if strings.HasPrefix(tt.kind, "Kong") {
+				group = KongGroup
+			}
+			d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: group, Kind: tt.kind}, Operation: "CREATE", Object: tt.raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := d.Findings()
+			if len(fs) == 0 {
+				t.Fatalf("no finding, want one of %s", tt.want)
+			}
+			for _, f := range fs {
+				if f.Rule != tt.want {
+					t.Errorf("finding %q of rule %q, want %q", f.Message(), f.Rule, tt.want)
+				}
+			}
+			seen[tt.want] = true
+		})
+	}
+	for _, r := range Rules() {
+		if !seen[r] {
+			t.Errorf("rule %s has no case", r)
+		}
+	}
+}
+
+// TestRulesDocumented: docs/rules.md has a section for every rule id, and no other.
+func TestRulesDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[Rule]bool{}
+	for line := range strings.Lines(string(b)) {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "## `"); ok {
+			documented[Rule(strings.TrimSuffix(id, "`"))] = true
+		}
+	}
+	for _, r := range Rules() {
+		if !documented[r] {
+			t.Errorf("docs/rules.md has no section ## `%s`", r)
+		}
+		delete(documented, r)
+	}
+	for r := range documented {
+		t.Errorf("docs/rules.md documents %s, which is no rule", r)
+	}
+}
