@@ -1,8 +1,9 @@
 // Package admissionpolicy turns kriguard's naming rules into ValidatingAdmissionPolicies
 // (admissionregistration.k8s.io/v1), so that a cluster can enforce them without the validating
-// webhook: the API server evaluates the policies' CEL in-process.
+// webhook: the API server evaluates the policies' CEL in-process. It is a front end over package
+// rules (docs/architecture.md).
 //
-// Generate takes a webhook configuration (the guarded kinds and their enforcement) and emits, per
+// Generate takes a rules configuration (the guarded kinds and their enforcement) and emits, per
 // guarded kind, a policy and its binding: the KRI inputs of the object as Kuma computes them (the
 // kuma.io/mesh label, or the top-level mesh of Kuma's legacy kinds; the kuma.io/zone and
 // k8s.kuma.io/namespace labels; the kuma.io/display-name annotation and label), every sectionName

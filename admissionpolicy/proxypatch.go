@@ -10,7 +10,7 @@ import (
 // MeshProxyPatch's hand-typed Envoy names (docs/kri.md, "Hand-typed identifiers"): the match fields
 // of each modification type that name a generated Envoy resource, and the tag maps that may hold
 // the kuma.io/unified-name listener tag. A name that starts with "kri_" must be a valid KRI; a name
-// with ':' is only warned about, by the webhook. These are the webhook's fields (webhook/check.go);
+// with ':' is only warned about, by the webhook. These are the rules' fields (rules/kuma.go);
 // the agreement test holds the two to the same verdicts.
 var (
 	proxyPatchNames = []struct {

@@ -34,4 +34,7 @@
 // Subpackages: hashsuffix computes the names Kuma gives to resources copied between clusters;
 // kong computes the names Kong's hybrid gateway gives to the resources it derives from Gateway API
 // routes.
+//
+// naming is the bottom layer of kriguard (docs/architecture.md): package rules builds on it, and
+// it imports nothing of the project above it.
 package naming

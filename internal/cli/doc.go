@@ -8,5 +8,6 @@
 // Main runs the command over explicit streams, so that tests drive it like a user. Output is
 // "-o text" (one line per problem, file:line: Kind namespace/name: field: message) or "-o json"
 // (one array); the exit status is 0 when nothing is denied, 1 when something is, 2 for a usage or
-// input error, which wins over 1. docs/cli.md is the reference.
+// input error, which wins over 1. docs/cli.md is the reference; docs/architecture.md follows one
+// check run through the layers.
 package cli
