@@ -15,32 +15,69 @@ var (
 	pluginRefPath   = field.NewPath("spec", "pluginRef", "name")
 )
 
+// kongParsers are the parsers of naming/kong the Kong rules use. The rules parse each name an
+// object holds at most once and compare the parts; a test counts the calls through its own
+// kongParsers.
+type kongParsers struct {
+	service func(string) (kong.ServiceNameParts, bool)
+	target  func(string) (kong.TargetNameParts, bool)
+	binding func(string) (kong.PluginBindingNameParts, bool)
+}
+
+var parseKong = kongParsers{service: kong.ParseServiceName, target: kong.ParseTargetName, binding: kong.ParsePluginBindingName}
+
 // kongErrors checks a Kong object's name with naming/kong: a DNS-1123 subdomain of any scheme
-// Kong's operator uses, and the object-local relations hold (docs/kong-names.md). This function
-// only maps object fields to the validators' inputs.
+// Kong's operator uses, and the object-local relations hold (docs/kong-names.md). Each kind's
+// fields are picked and its rules applied side by side; every name is parsed at most once.
 func kongErrors(kind string, obj *admitted) field.ErrorList {
+	return kongErrorsWith(kind, obj, parseKong)
+}
+
+func kongErrorsWith(kind string, obj *admitted, parse kongParsers) field.ErrorList {
 	name := obj.name
+	errs := kong.ValidateName(name, namePath)
 	switch kind {
-	case "KongRoute":
-		return kong.ValidateRouteName(name, namePath)
 	case "KongService":
-		return kong.ValidateServiceName(name, stringAt(obj, "spec", "host"), namePath)
-	case "KongUpstream":
-		return kong.ValidateUpstreamName(name, namePath)
+		// Its host, when a generated upstream name, is the upstream it is named after.
+		host := stringAt(obj, "spec", "host")
+		if errs != nil || kong.IsServiceNamedAfter(name, host) {
+			return errs
+		}
+		u, generated := parse.service(host)
+		if !generated {
+			return nil
+		}
+		if s, ok := parse.service(name); ok && kong.IsBackendNotFoundServiceOf(s, u) {
+			return nil
+		}
+		return field.ErrorList{kong.NotServiceOfHost(namePath, name, host)}
 	case "KongTarget":
+		// A generated name is under its upstream's.
 		upstream := stringAt(obj, "spec", "upstreamRef", "name")
-		errs := kong.ValidateTargetName(name, upstream, namePath)
-		if _, generated := kong.ParseTargetName(name); len(errs) > 0 && generated && upstream == "" {
+		t, generated := parse.target(name)
+		if errs == nil && generated && t.Upstream != upstream {
+			errs = field.ErrorList{kong.NotUnderUpstream(namePath, name, upstream)}
+		}
+		if len(errs) > 0 && generated && upstream == "" {
 			// The name has the generated shape; what is missing is the reference it relates to.
 			return field.ErrorList{field.Required(upstreamRefPath, "a KongTarget with a generated name must reference its upstream")}
 		}
 		return errs
-	case "KongPlugin":
-		return kong.ValidatePluginName(name, namePath)
 	case "KongPluginBinding":
+		// A generated name is that of the route or service it binds, a dot, and its plugin's.
 		target, plugin := bindingRefs(obj)
-		errs := kong.ValidatePluginBindingName(name, target, plugin, namePath)
-		if _, generated := kong.ParsePluginBindingName(name); len(errs) > 0 && generated && (target == "" || plugin == "") {
+		parsed, generated := false, false
+		isGenerated := func() bool {
+			if !parsed {
+				_, generated = parse.binding(name)
+				parsed = true
+			}
+			return generated
+		}
+		if errs == nil && !kong.IsPluginBindingName(name, target, plugin) && isGenerated() {
+			errs = field.ErrorList{kong.NotBindingOf(namePath, name, target, plugin)}
+		}
+		if len(errs) > 0 && (target == "" || plugin == "") && isGenerated() {
 			errs = nil
 			if target == "" {
 				errs = append(errs, field.Required(routeRefPath, "a KongPluginBinding with a generated name must bind a route or, with "+serviceRefPath.String()+", a service"))
@@ -51,7 +88,8 @@ func kongErrors(kind string, obj *admitted) field.ErrorList {
 		}
 		return errs
 	}
-	return nil
+	// KongRoute, KongUpstream, KongPlugin: the name is a DNS-1123 subdomain.
+	return errs
 }
 
 // kongName returns the generated name of a Kong object whose inputs are all in the object, or
@@ -67,7 +105,7 @@ func kongName(kind string, obj *admitted) string {
 		}
 	case "KongService":
 		if host := stringAt(obj, "spec", "host"); host != "" {
-			if _, ok := kong.ParseUpstreamName(host); ok {
+			if _, ok := parseKong.service(host); ok {
 				return host
 			}
 		}

@@ -14,6 +14,10 @@ import (
 // own fields. A name whose shape is ambiguous is accepted: a false denial
 // blocks the operator, a missed check costs nothing.
 
+// ValidateName reports a name that is not a DNS-1123 subdomain: what the name of every Kong kind
+// must be.
+func ValidateName(name string, p *field.Path) field.ErrorList { return validateSubdomain(name, p) }
+
 // validateSubdomain reports a name that is not a DNS-1123 subdomain.
 func validateSubdomain(name string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -47,9 +51,15 @@ func ValidateServiceName(name, host string, p *field.Path) field.ErrorList {
 		return errs
 	}
 	if _, ok := ParseUpstreamName(host); ok && !IsServiceOfUpstream(name, host) {
-		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must equal the service's host %q, a generated KongUpstream name", host))}
+		return field.ErrorList{NotServiceOfHost(p, name, host)}
 	}
 	return nil
+}
+
+// NotServiceOfHost is the problem of a KongService named name whose host, a generated upstream
+// name, is not its upstream's.
+func NotServiceOfHost(p *field.Path, name, host string) *field.Error {
+	return field.Invalid(p, name, fmt.Sprintf("must equal the service's host %q, a generated KongUpstream name", host))
 }
 
 // IsServiceOfUpstream reports whether a KongService named name may have
@@ -59,15 +69,26 @@ func ValidateServiceName(name, host string, p *field.Path) field.ErrorList {
 // control plane and hash with a "bnf" hash between them and the readable
 // part possibly cut shorter.
 func IsServiceOfUpstream(name, upstream string) bool {
-	if name == upstream || len(name) == len(protoHTTP)+1+len(upstream) && name[:len(protoHTTP)+1] == protoHTTP+"." && name[len(protoHTTP)+1:] == upstream {
+	if IsServiceNamedAfter(name, upstream) {
 		return true
 	}
 	s, ok := ParseServiceName(name)
-	if !ok || s.BackendNotFound == "" {
-		return false
-	}
 	u, _ := ParseUpstreamName(upstream)
-	return u.BackendNotFound == "" && s.ControlPlane == u.ControlPlane && s.Hash == u.Hash &&
+	return ok && IsBackendNotFoundServiceOf(s, u)
+}
+
+// IsServiceNamedAfter reports whether a KongService named name is named after the upstream name
+// upstream: the same name, or "http." and the upstream's. It parses neither.
+func IsServiceNamedAfter(name, upstream string) bool {
+	return name == upstream || len(name) == len(protoHTTP)+1+len(upstream) &&
+		name[:len(protoHTTP)+1] == protoHTTP+"." && name[len(protoHTTP)+1:] == upstream
+}
+
+// IsBackendNotFoundServiceOf reports whether the parts s of a generated KongService name are those
+// of the backend-not-found service of the generated upstream of parts u: the same control plane and
+// hash, a "bnf" hash, and the readable part the upstream's, possibly cut shorter.
+func IsBackendNotFoundServiceOf(s, u ServiceNameParts) bool {
+	return s.BackendNotFound != "" && u.BackendNotFound == "" && s.ControlPlane == u.ControlPlane && s.Hash == u.Hash &&
 		len(s.Readable) <= len(u.Readable) && u.Readable[:len(s.Readable)] == s.Readable
 }
 
@@ -79,9 +100,15 @@ func ValidateTargetName(name, upstream string, p *field.Path) field.ErrorList {
 		return errs
 	}
 	if t, ok := ParseTargetName(name); ok && t.Upstream != upstream {
-		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must start with the name of its upstream %q and a dot", upstream))}
+		return field.ErrorList{NotUnderUpstream(p, name, upstream)}
 	}
 	return nil
+}
+
+// NotUnderUpstream is the problem of a KongTarget named name, of the generated shape, that is not
+// under its upstream's name.
+func NotUnderUpstream(p *field.Path, name, upstream string) *field.Error {
+	return field.Invalid(p, name, fmt.Sprintf("must start with the name of its upstream %q and a dot", upstream))
 }
 
 // ValidatePluginBindingName checks a KongPluginBinding name against the
@@ -98,9 +125,15 @@ func ValidatePluginBindingName(name, target, plugin string, p *field.Path) field
 		return nil
 	}
 	if _, ok := ParsePluginBindingName(name); ok {
-		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must be the name of its route or service, a dot and the name of its plugin: %q", PluginBindingName(target, plugin)))}
+		return field.ErrorList{NotBindingOf(p, name, target, plugin)}
 	}
 	return nil
+}
+
+// NotBindingOf is the problem of a KongPluginBinding named name, of the generated shape, that is
+// not named after the target and plugin it binds.
+func NotBindingOf(p *field.Path, name, target, plugin string) *field.Error {
+	return field.Invalid(p, name, fmt.Sprintf("must be the name of its route or service, a dot and the name of its plugin: %q", PluginBindingName(target, plugin)))
 }
 
 // IsPluginBindingName reports whether name == PluginBindingName(target,
