@@ -28,9 +28,14 @@ configurations, virtual hosts, routes, secrets, cluster load assignments, stat_p
 references to clusters, route configurations and secrets. A name must not contain ':'; a name
 that starts with "kri_" must be a valid KRI; "_…" names are internal; other names are legacy,
 reported only with --strict. This is the rule krilint applies to Go code, from the same code.
+Names Envoy puts into its stats (cluster names without an alt_stat_name, alt_stat_name,
+virtual-host names, the stat_prefix of listeners, HTTP connection managers and TCP proxies) get
+a warning, stat-unsafe, when they hold characters outside [a-zA-Z0-9_-]; warnings deny nothing.
+An alt_stat_name that is its cluster's name sanitized, as Kuma writes it, is held to no rule.
 
-Text output is one line per problem, "source: JSON path: what "name": problem"; JSON is one
-array with an element per name. Embedded configurations of types kriguard does not read are
+Text output is one line per problem, "source: JSON path: what "name" problem [rule]" ("[rule,
+warning]" for a warning), then a summary line per rule that found something; JSON is one array
+with an element per name, each problem with its rule and level. Embedded configurations of types kriguard does not read are
 skipped with a note on standard error.`,
 		example: `  kriguard envoy http://127.0.0.1:9901/config_dump?include_eds
   kubectl exec deploy/backend -c kuma-sidecar -- wget -qO- localhost:9901/config_dump | kriguard envoy -
@@ -63,6 +68,7 @@ type envoyResult struct {
 
 type envoyProblem struct {
 	Rule    string `json:"rule"`
+	Level   string `json:"level"`
 	Message string `json:"message"`
 }
 
@@ -85,24 +91,32 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		prefixes = []string{}
 	}
 	var t tally
+	perRule := map[naming.EnvoyRule]int{}
 	jw := newJSONWriter(a.out)
 	// Each name is printed as its config is read: the dump is never held whole.
 	err = envoydump.Read(r, naming.EnvoyNameOptions{Strict: a.strict, Prefixes: prefixes, Registry: a.cfg.Registry()}, func(n envoydump.Name) error {
 		t.objects++
-		if len(n.Problems) > 0 {
+		allowed := true
+		for _, p := range n.Problems {
+			perRule[p.Rule]++
+			if p.Rule.Level() == "error" {
+				allowed = false
+			}
+		}
+		if !allowed {
 			t.denied++
 		}
 		if a.output == "json" {
-			r := envoyResult{Source: source, Path: n.Path, What: n.What, Name: n.Name, Allowed: len(n.Problems) == 0, Problems: []envoyProblem{}}
+			r := envoyResult{Source: source, Path: n.Path, What: n.What, Name: n.Name, Allowed: allowed, Problems: []envoyProblem{}}
 			for _, p := range n.Problems {
-				r.Problems = append(r.Problems, envoyProblem{Rule: p.Rule.String(), Message: p.Message})
+				r.Problems = append(r.Problems, envoyProblem{Rule: p.Rule.String(), Level: p.Rule.Level(), Message: p.Message})
 			}
 			if err := jw.element(r); err != nil {
 				return writeError{err}
 			}
 		} else {
 			for _, p := range n.Problems {
-				if _, err := fmt.Fprintf(a.out, "%s: %s: %s %q %s\n", source, n.Path, n.What, n.Name, p.Message); err != nil {
+				if _, err := fmt.Fprintf(a.out, "%s: %s: %s %q %s [%s]\n", source, n.Path, n.What, n.Name, p.Message, ruleTag(p.Rule)); err != nil {
 					return writeError{err}
 				}
 			}
@@ -127,8 +141,25 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		if err := jw.close(); err != nil {
 			return a.fail(path, fmt.Errorf("writing output: %w", err))
 		}
+		return t.exitCode()
+	}
+	for _, r := range []naming.EnvoyRule{naming.EnvoyColon, naming.EnvoyNotKRI, naming.EnvoyLegacy, naming.EnvoyStatUnsafe} {
+		if perRule[r] == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(a.out, "%s: %s (%s): %d of %d names\n", source, r, r.Level(), perRule[r], t.objects); err != nil {
+			return a.fail(path, fmt.Errorf("writing output: %w", err))
+		}
 	}
 	return t.exitCode()
+}
+
+// ruleTag names a finding's rule, and its level when it is not an error.
+func ruleTag(r naming.EnvoyRule) string {
+	if r.Level() == "error" {
+		return r.String()
+	}
+	return r.String() + ", " + r.Level()
 }
 
 // openDump opens a config dump: a file, standard input or an admin URL, read up to --max-bytes.

@@ -99,8 +99,17 @@ func TestEnvoyJSONShape(t *testing.T) {
 	}
 	allowed, denied := 0, 0
 	for _, n := range names {
-		if n.Allowed != (len(n.Problems) == 0) {
-			t.Errorf("%s: allowed=%v with %d problems", n.Path, n.Allowed, len(n.Problems))
+		errs := 0
+		for _, p := range n.Problems {
+			if p.Rule == "" || p.Level == "" {
+				t.Errorf("%s: a problem without its rule or level: %+v", n.Path, p)
+			}
+			if p.Level == "error" {
+				errs++
+			}
+		}
+		if n.Allowed != (errs == 0) {
+			t.Errorf("%s: allowed=%v with %d errors", n.Path, n.Allowed, errs)
 		}
 		if n.Allowed {
 			allowed++
@@ -123,4 +132,53 @@ func closedPort(t *testing.T) string {
 	addr := l.Addr().String()
 	_ = l.Close()
 	return addr
+}
+
+// statDump holds dotted names Envoy's stats split, one of them covered by Kuma's sanitized
+// alt_stat_name, which starts with "kri_" and is no KRI.
+const statDump = `{"configs": [
+ {"@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump", "dynamic_active_clusters": [
+  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+   "name": "kri_extsvc_default__kuma-system_httpbin.org_443", "alt_stat_name": "kri_extsvc_default__kuma-system_httpbin_org_443"}},
+  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "api.example.com_443"}},
+  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "system_db", "alt_stat_name": "kri_db"}}]},
+ {"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump", "dynamic_listeners": [
+  {"name": "self_inbound", "active_state": {"listener": {"@type": "type.googleapis.com/envoy.config.listener.v3.Listener",
+   "name": "self_inbound", "stat_prefix": "inbound.10.0.0.1"}}}]},
+ {"@type": "type.googleapis.com/envoy.admin.v3.RoutesConfigDump", "dynamic_route_configs": [
+  {"route_config": {"@type": "type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "name": "self_routes",
+   "virtual_hosts": [{"name": "httpbin.org", "domains": ["httpbin.org"]}]}}]}]}`
+
+func TestEnvoyStatNames(t *testing.T) {
+	dumpFile := writeFile(t, t.TempDir(), "stats.json", statDump)
+	r := run(t, "", "envoy", dumpFile)
+	if r.code != ExitDenied {
+		t.Errorf("exit %d, want %d (the alt_stat_name \"kri_db\" is no KRI); stderr:\n%s", r.code, ExitDenied, r.stderr)
+	}
+	want := []string{
+		dumpFile + `: configs[0].dynamic_active_clusters[1].cluster.name: cluster "api.example.com_443" holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment [stat-unsafe, warning]`,
+		dumpFile + `: configs[0].dynamic_active_clusters[2].cluster.alt_stat_name: alt_stat_name "kri_db" starts with "kri_" but is not a KRI: `,
+		dumpFile + `: configs[1].dynamic_listeners[0].active_state.listener.stat_prefix: stat_prefix "inbound.10.0.0.1" holds '.'`,
+		dumpFile + `: configs[2].dynamic_route_configs[0].route_config.virtual_hosts[0].name: virtual host "httpbin.org" holds '.'`,
+		dumpFile + ": not-kri (error): 1 of 9 names\n",
+		dumpFile + ": stat-unsafe (warning): 3 of 9 names\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	// Kuma's cluster: its name is covered by the alt_stat_name, which is not denied.
+	if strings.Contains(r.stdout, "httpbin_org") || strings.Contains(r.stdout, "clusters[0]") {
+		t.Errorf("Kuma's sanitized alt_stat_name or its cluster reported:\n%s", r.stdout)
+	}
+	if n := strings.Count(r.stdout, "[stat-unsafe, warning]"); n != 3 {
+		t.Errorf("%d stat-unsafe warnings, want 3:\n%s", n, r.stdout)
+	}
+
+	// Warnings alone deny nothing.
+	okFile := writeFile(t, t.TempDir(), "ok.json", strings.Replace(statDump, `"alt_stat_name": "kri_db"`, `"alt_stat_name": "system_db_stats"`, 1))
+	if r := run(t, "", "envoy", okFile); r.code != ExitOK {
+		t.Errorf("only warnings: exit %d, want %d\n%s", r.code, ExitOK, r.stdout)
+	}
 }

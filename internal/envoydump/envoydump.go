@@ -31,7 +31,9 @@ type Name struct {
 	What string
 	// Name is the value.
 	Name string
-	// Problems are the rules of the Envoy-name rule the name breaks; empty when it breaks none.
+	// Problems are the rules the name breaks, empty when it breaks none: those of the Envoy-name
+	// check (level error) and the stat-safe rule (naming.EnvoyStatUnsafe, level warning) where
+	// Envoy's stats read the name (docs/envoy-names.md).
 	Problems []naming.EnvoyNameProblem
 }
 
@@ -64,6 +66,19 @@ var nameFields = map[protoreflect.FullName]map[protoreflect.Name]string{
 	"envoy.config.core.v3.GrpcService.EnvoyGrpc":                                           {"cluster_name": "cluster reference"},
 	"envoy.config.core.v3.ApiConfigSource":                                                 {"cluster_names": "cluster reference"},
 }
+
+// statNamed maps a message to its fields whose value Envoy puts into stat names: the stat-safe
+// rule applies to them (docs/envoy-names.md). A cluster's name is read only when it has no
+// alt_stat_name.
+var statNamed = map[protoreflect.FullName]map[protoreflect.Name]bool{
+	"envoy.config.cluster.v3.Cluster":                                                   {"name": true, "alt_stat_name": true},
+	"envoy.config.route.v3.VirtualHost":                                                 {"name": true},
+	"envoy.config.listener.v3.Listener":                                                 {"stat_prefix": true},
+	"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager": {"stat_prefix": true},
+	"envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy":                            {"stat_prefix": true},
+}
+
+const clusterMessage = "envoy.config.cluster.v3.Cluster"
 
 // skipped are the dump sections left out: the bootstrap repeats the static resources that the
 // listener and cluster dumps list, and would report each of their names twice.
@@ -297,6 +312,10 @@ func (w *walker) message(m protoreflect.Message, path string) {
 		if what == "" && fd.Name() == "stat_prefix" {
 			what = "stat_prefix"
 		}
+		if fd.Kind() == protoreflect.StringKind && !fd.IsList() && !fd.IsMap() && what != "" {
+			w.name(m, fd, v.String(), p, what)
+			continue
+		}
 		switch {
 		case fd.IsList():
 			l := v.List()
@@ -316,6 +335,36 @@ func (w *walker) message(m protoreflect.Message, path string) {
 		default:
 			w.value(fd, v, p, what)
 		}
+	}
+}
+
+// name judges the name in field fd of message m: the Envoy-name check, and the stat-safe rule
+// where the stats read it. An alt_stat_name that is its cluster's name sanitized, as Kuma writes
+// it, is derived from the name and held to no rule.
+func (w *walker) name(m protoreflect.Message, fd protoreflect.FieldDescriptor, name, path, what string) {
+	if name == "" {
+		return
+	}
+	desc := m.Descriptor()
+	if desc.FullName() == clusterMessage && fd.Name() == "alt_stat_name" &&
+		naming.IsSanitizedAltStatName(name, m.Get(desc.Fields().ByName("name")).String()) {
+		if w.err == nil {
+			w.err = w.emit(Name{Path: path, What: what, Name: name})
+		}
+		return
+	}
+	probs := naming.CheckEnvoyName(name, w.opts)
+	stat := statNamed[desc.FullName()][fd.Name()]
+	if desc.FullName() == clusterMessage && fd.Name() == "name" && m.Get(desc.Fields().ByName("alt_stat_name")).String() != "" {
+		stat = false // the alt_stat_name stands in for it
+	}
+	if stat {
+		if p := naming.CheckStatName(name); p != nil {
+			probs = append(probs, *p)
+		}
+	}
+	if w.err == nil {
+		w.err = w.emit(Name{Path: path, What: what, Name: name, Problems: probs})
 	}
 }
 
