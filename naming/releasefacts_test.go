@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
@@ -235,5 +237,78 @@ func TestValidateNameVectors(t *testing.T) {
 			t.Errorf("no vectors for Kuma %s", r)
 		}
 		t.Logf("%d vectors for Kuma %s", count[r.String()], r)
+	}
+}
+
+// refSchemas collects, over every CRD of a Kuma version, the schemas of its targetRefs and
+// backendRefs (objects with kind and sectionName properties): the union of their properties and of
+// their kind enums.
+func refSchemas(t *testing.T, upstream string) (props, kinds map[string]bool) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("../../shared/upstream/kuma", upstream, "crds", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs of Kuma %s: %v", upstream, err)
+	}
+	props, kinds = map[string]bool{}, map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if p, ok := v["properties"].(map[string]any); ok && p["kind"] != nil && p["sectionName"] != nil {
+				for k := range p {
+					props[k] = true
+				}
+				if enum, ok := p["kind"].(map[string]any)["enum"].([]any); ok {
+					for _, e := range enum {
+						kinds[e.(string)] = true
+					}
+				}
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd map[string]any
+		if err := yaml.Unmarshal(data, &crd); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		walk(crd)
+	}
+	if len(props) == 0 {
+		t.Fatalf("Kuma %s: no targetRef schema found", upstream)
+	}
+	return props, kinds
+}
+
+// TestRefFactsMatchCRDs holds the ref facts of each release to its CRDs' schemas: a release whose
+// refs select by labels only has no name or namespace in any targetRef or backendRef, and the
+// targetRef kinds it removed are in the previous release's enums and in none of its own.
+func TestRefFactsMatchCRDs(t *testing.T) {
+	var prevKinds map[string]bool
+	for _, r := range naming.Releases() {
+		props, kinds := refSchemas(t, r.Upstream())
+		if byName := props["name"] || props["namespace"]; byName == r.RefsByLabelsOnly() {
+			t.Errorf("Kuma %s: refs by labels only %t, but its ref schemas have name or namespace: %t (%v)", r, r.RefsByLabelsOnly(), byName, props)
+		}
+		if !props["labels"] {
+			t.Errorf("Kuma %s: no labels in its ref schemas", r)
+		}
+		for k := range prevKinds {
+			_, removed := r.RemovedTargetRefKind(k)
+			if removed == kinds[k] {
+				t.Errorf("Kuma %s: targetRef kind %s removed %t, in its enums %t", r, k, removed, kinds[k])
+			}
+		}
+		prevKinds = kinds
 	}
 }
