@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
@@ -689,8 +691,8 @@ func TestRewriteNamesAndKinds(t *testing.T) {
 		{"ZoneIngress", "apiVersion: kuma.io/v1alpha1\nkind: ZoneIngress\nmetadata:\n  name: zi\n", "ZoneIngress is removed in Kuma 3.0"},
 		{"ZoneEgress", "apiVersion: kuma.io/v1alpha1\nkind: ZoneEgress\nmetadata:\n  name: ze\n", "ZoneEgress is removed in Kuma 3.0"},
 		{"MeshGatewayInstance", "apiVersion: kuma.io/v1alpha1\nkind: MeshGatewayInstance\nmetadata:\n  name: gw\n", "MeshGatewayInstance is removed in Kuma 3.0"},
-		{"TrafficPermission", "apiVersion: kuma.io/v1alpha1\nkind: TrafficPermission\nmesh: default\nmetadata:\n  name: allow-all\n", "use MeshTrafficPermission"},
-		{"ProxyTemplate", "apiVersion: kuma.io/v1alpha1\nkind: ProxyTemplate\nmetadata:\n  name: p\n", "use MeshProxyPatch"},
+		{"TrafficPermission", "apiVersion: kuma.io/v1alpha1\nkind: TrafficPermission\nmesh: default\nmetadata:\n  name: allow-all\n", "TrafficPermission is removed in Kuma 3.0 (superseded by the Mesh* policies)"},
+		{"ProxyTemplate", "apiVersion: kuma.io/v1alpha1\nkind: ProxyTemplate\nmetadata:\n  name: p\n", "ProxyTemplate is removed in Kuma 3.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -759,5 +761,23 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "missing.yaml"), nil); err == nil {
 		t.Error("a missing file: no error")
+	}
+}
+
+// TestRewriteFollowsTheReleaseFacts: every kind naming.Kuma3_0 reports removed is named for a
+// human, and so is a bad name of every kind whose name it holds to RFC 1035.
+func TestRewriteFollowsTheReleaseFacts(t *testing.T) {
+	types := naming.Kuma2_14.Registry().Types()
+	if len(types) < 30 {
+		t.Fatalf("naming.Kuma2_14 has %d kinds", len(types))
+	}
+	for _, r := range types {
+		_, removed := naming.Kuma3_0.Removed(r.Kind)
+		in := "apiVersion: kuma.io/v1alpha1\nkind: " + r.Kind + "\nmetadata:\n  name: 1.bad\n"
+		res := rewrite(t, in)
+		wantFinding := removed || naming.Kuma3_0.RFC1035Name(r.Kind)
+		if got := len(res.Findings) > 0; got != wantFinding {
+			t.Errorf("%s (removed %v, RFC 1035 %v): findings %+v", r.Kind, removed, naming.Kuma3_0.RFC1035Name(r.Kind), res.Findings)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	fieldpath "k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // Label and annotation keys (Kuma api/mesh/v1alpha1/dataplane_helpers.go).
@@ -16,37 +18,9 @@ const (
 	meshKey          = "kuma.io/mesh"
 )
 
-// removedKinds are the kuma.io kinds Kuma 3.0 no longer has, with what replaces each
-// (docs/upgrade-3.0.md, "Removed kinds").
-var removedKinds = map[string]string{
-	"MeshGateway":         "use a delegated gateway with MeshHTTPRoute or MeshTCPRoute",
-	"MeshGatewayRoute":    "use MeshHTTPRoute or MeshTCPRoute",
-	"MeshGatewayInstance": "use a delegated gateway",
-	"MeshGatewayConfig":   "use a delegated gateway",
-	"ZoneIngress":         "a zone proxy is a Dataplane built from a Service labelled k8s.kuma.io/zone-proxy-type",
-	"ZoneEgress":          "a zone proxy is a Dataplane built from a Service labelled k8s.kuma.io/zone-proxy-type",
-	"ZoneIngressInsight":  "zone proxy health is in DataplaneInsight",
-	"ZoneEgressInsight":   "zone proxy health is in DataplaneInsight",
-	"ExternalService":     "use MeshExternalService",
-	"TrafficPermission":   "use MeshTrafficPermission",
-	"TrafficRoute":        "use MeshHTTPRoute or MeshTCPRoute",
-	"TrafficLog":          "use MeshAccessLog",
-	"TrafficTrace":        "use MeshTrace",
-	"HealthCheck":         "use MeshHealthCheck",
-	"CircuitBreaker":      "use MeshCircuitBreaker",
-	"Retry":               "use MeshRetry",
-	"Timeout":             "use MeshTimeout",
-	"RateLimit":           "use MeshRateLimit",
-	"FaultInjection":      "use MeshFaultInjection",
-	"VirtualOutbound":     "use MeshHTTPRoute or MeshTCPRoute",
-	"ProxyTemplate":       "use MeshProxyPatch",
-}
-
-// rfc1035Kinds are the kinds whose name Kuma 3.0 renders into DNS names, so it must be an RFC
-// 1035 label (Kuma pkg/core/validators/common_validators.go ValidateRFC1035Name).
-var rfc1035Kinds = map[string]bool{
-	"Mesh": true, "Zone": true, "MeshService": true, "MeshExternalService": true, "MeshMultiZoneService": true,
-}
+// kuma30 holds the facts of the release fix rewrites for: its removed kinds and ref kinds and the
+// kinds whose name must be an RFC 1035 label (docs/releases.md).
+var kuma30 = naming.Kuma3_0
 
 // A refSite is a place a policy references another object, with the kinds Kuma 3.0 accepts there
 // (the enums of its CRDs).
@@ -127,9 +101,9 @@ func (r *rewriter) object(n *yaml.Node, field string) {
 	r.obj = Object{APIVersion: apiVersion, Kind: kind, Namespace: scalar(meta, "namespace"), Name: scalar(meta, "name")}
 	group := apiVersion[:max(strings.LastIndexByte(apiVersion, '/'), 0)]
 	if group == "kuma.io" {
-		if instead, removed := removedKinds[kind]; removed {
+		if note, removed := kuma30.Removed(kind); removed {
 			k, _ := get(n, "kind")
-			r.finding(k, field+"kind", "%s is removed in Kuma 3.0: delete it before the upgrade (%s)", kind, instead)
+			r.finding(k, field+"kind", "%s is removed in Kuma %s (%s): delete or replace it before the upgrade", kind, kuma30, note)
 			return
 		}
 		r.kumaObject(n, meta, field)
@@ -145,9 +119,9 @@ func (r *rewriter) object(n *yaml.Node, field string) {
 
 func (r *rewriter) kumaObject(n, meta *yaml.Node, field string) {
 	kind := r.obj.Kind
-	if rfc1035Kinds[kind] && meta != nil {
+	if meta != nil {
 		if k, v := get(meta, "name"); v != nil && v.Kind == yaml.ScalarNode {
-			if len(validation.IsDNS1035Label(v.Value)) > 0 {
+			if len(kuma30.ValidateName(kind, v.Value, fieldpath.NewPath("metadata", "name"))) > 0 {
 				r.finding(k, field+"metadata.name", "Kuma 3.0 refuses this %s name: it must be an RFC 1035 label (at most 63 characters: lowercase letters, digits and '-', starting with a letter, ending with a letter or digit); rename it: a rename changes its KRI, SNI and metric names, so fix never does it", kind)
 			}
 		}
@@ -212,7 +186,11 @@ func (r *rewriter) ref(ref *yaml.Node, field string, site refSite, policyNS stri
 	}
 	kind := kindV.Value
 	if !slices.Contains(site.kinds, kind) {
-		r.finding(kindK, field+".kind", "Kuma 3.0 does not accept kind %s in a %s (it accepts %s): choose what replaces it", kind, site.what, strings.Join(site.kinds, ", "))
+		hint := "choose what replaces it"
+		if note, ok := kuma30.RemovedTargetRefKind(kind); ok {
+			hint = note
+		}
+		r.finding(kindK, field+".kind", "Kuma 3.0 does not accept kind %s in a %s (it accepts %s): %s", kind, site.what, strings.Join(site.kinds, ", "), hint)
 		return
 	}
 	if k, v := get(ref, "proxyTypes"); v != nil && len(elements(v)) > 0 {
