@@ -105,7 +105,7 @@ func TestFixNeedsAHuman(t *testing.T) {
 			t.Errorf("run %d: exit %d, want 1 while objects need a rename; stderr:\n%s", i, r.code, r.stderr)
 		}
 		for _, w := range []string{
-			fmt.Sprintf("%s:%d: MeshService kuma-demo/1st.backend: metadata.name: needs a human: Kuma 3.0 refuses this MeshService name", p, lines[0]),
+			fmt.Sprintf("%s:%d: MeshService kuma-demo/1st.backend: metadata.name: needs a human: Kuma 3.0 names a MeshService with an RFC 1035 label", p, lines[0]),
 			fmt.Sprintf("%s:%d: MeshGateway edge: kind: needs a human: MeshGateway is removed in Kuma 3.0", p, lines[1]),
 		} {
 			if !strings.Contains(r.stderr, w) {

@@ -105,7 +105,7 @@ func TestRewritePolicies(t *testing.T) {
 		kind, field  string
 		messageStart string
 	}{
-		{117, "MeshService", "metadata.name", "Kuma 3.0 refuses this MeshService name: it must be an RFC 1035 label"},
+		{117, "MeshService", "metadata.name", "Kuma 3.0 names a MeshService with an RFC 1035 label: must start with a lowercase letter"},
 		{124, "MeshGateway", "kind", "MeshGateway is removed in Kuma 3.0"},
 	}
 	if len(res.Findings) != len(wantFindings) {
@@ -682,10 +682,10 @@ func TestRewriteNamesAndKinds(t *testing.T) {
 	tests := []struct {
 		name, in, finding string
 	}{
-		{"Mesh with a dot", "apiVersion: kuma.io/v1alpha1\nkind: Mesh\nmetadata:\n  name: prod.eu\n", "refuses this Mesh name"},
-		{"Zone starting with a digit", "apiVersion: kuma.io/v1alpha1\nkind: Zone\nmetadata:\n  name: 1-east\n", "refuses this Zone name"},
-		{"MeshExternalService with a dot", "apiVersion: kuma.io/v1alpha1\nkind: MeshExternalService\nmetadata:\n  name: api.example.com\n  namespace: kuma-system\n", "refuses this MeshExternalService name"},
-		{"MeshMultiZoneService of 64 characters", "apiVersion: kuma.io/v1alpha1\nkind: MeshMultiZoneService\nmetadata:\n  name: " + strings.Repeat("a", 64) + "\n", "refuses this MeshMultiZoneService name"},
+		{"Mesh with a dot", "apiVersion: kuma.io/v1alpha1\nkind: Mesh\nmetadata:\n  name: prod.eu\n", "names a Mesh with an RFC 1035 label"},
+		{"Zone starting with a digit", "apiVersion: kuma.io/v1alpha1\nkind: Zone\nmetadata:\n  name: 1-east\n", "names a Zone with an RFC 1035 label"},
+		{"MeshExternalService with a dot", "apiVersion: kuma.io/v1alpha1\nkind: MeshExternalService\nmetadata:\n  name: api.example.com\n  namespace: kuma-system\n", "names a MeshExternalService with an RFC 1035 label"},
+		{"MeshMultiZoneService of 64 characters", "apiVersion: kuma.io/v1alpha1\nkind: MeshMultiZoneService\nmetadata:\n  name: " + strings.Repeat("a", 64) + "\n", "names a MeshMultiZoneService with an RFC 1035 label"},
 		{"MeshService", "apiVersion: kuma.io/v1alpha1\nkind: MeshService\nmetadata:\n  name: backend\n  namespace: app\n", ""},
 		{"a MeshTimeout may have a dot", "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t.1\n", ""},
 		{"ZoneIngress", "apiVersion: kuma.io/v1alpha1\nkind: ZoneIngress\nmetadata:\n  name: zi\n", "ZoneIngress is removed in Kuma 3.0"},

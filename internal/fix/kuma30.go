@@ -121,8 +121,12 @@ func (r *rewriter) kumaObject(n, meta *yaml.Node, field string) {
 	kind := r.obj.Kind
 	if meta != nil {
 		if k, v := get(meta, "name"); v != nil && v.Kind == yaml.ScalarNode {
-			if len(kuma30.ValidateName(kind, v.Value, fieldpath.NewPath("metadata", "name"))) > 0 {
-				r.finding(k, field+"metadata.name", "Kuma 3.0 refuses this %s name: it must be an RFC 1035 label (at most 63 characters: lowercase letters, digits and '-', starting with a letter, ending with a letter or digit); rename it: a rename changes its KRI, SNI and metric names, so fix never does it", kind)
+			if errs := kuma30.ValidateName(kind, v.Value, fieldpath.NewPath("metadata", "name")); len(errs) > 0 {
+				details := make([]string, len(errs))
+				for i, e := range errs {
+					details[i] = e.Detail
+				}
+				r.finding(k, field+"metadata.name", "%s; rename it: a rename changes its KRI, SNI and metric names, so fix never does it", strings.Join(details, "; "))
 			}
 		}
 	}
