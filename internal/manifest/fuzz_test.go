@@ -53,3 +53,39 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPosition holds Position to its contract on any input and any path: no panic, and a line
+// and column within the input.
+func FuzzPosition(f *testing.F) {
+	for _, s := range []struct{ data, path string }{
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {a.b: c}\n", "metadata.labels[a.b]"},
+		{"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: A\n  spec: [[1], {x: 2}]\n", "spec[1].x"},
+		{"{\"apiVersion\": \"v1\", \"kind\": \"A\", \"spec\": {\"a.b\": {\"c\": [0]}}}", "spec.a.b.c[0]"},
+		{"apiVersion: v1\nkind: A\nspec: &x {a: *x}\n", "spec.a.a.a[-1]"},
+		{"apiVersion: v1\nkind: A\n", "metadata.name... (5000 bytes in all)"},
+	} {
+		f.Add([]byte(s.data), s.path)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		// YAML breaks lines at "\r" too, and so does the position of a node.
+		lines := bytes.Split(bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n")), []byte("\n"))
+		err := Read("f", bytes.NewReader(data), Options{MaxDocumentBytes: 4096}, func(d Document) error {
+			if d.Err != nil {
+				return nil
+			}
+			for _, p := range []string{path, ""} {
+				line, col := d.Position(p)
+				if line < 1 || line > len(lines) {
+					t.Fatalf("%q: line %d outside the input's %d lines", p, line, len(lines))
+				}
+				if col < 0 || col > len(lines[line-1])+1 {
+					t.Fatalf("%q: column %d outside line %d of %d bytes", p, col, line, len(lines[line-1]))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Read returned %v", err)
+		}
+	})
+}

@@ -542,9 +542,9 @@ func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) erro
 			return fn(Document{Source: source, Line: line, Err: err})
 		}
 		end := d.InputOffset()
-		line := cr.lineAt(end - int64(len(v)))
+		line, col := cr.lineAt(end-int64(len(v))), cr.columnAt(end-int64(len(v)))
 		cr.mark(end)
-		t := &tree{text: v, line: line, col: cr.columnAt(end - int64(len(v)))}
+		t := &tree{text: v, line: line, col: col}
 		if err := emit(source, line, v, t, false, max, fn); err != nil {
 			return err
 		}

@@ -68,6 +68,7 @@ func (l *locator) locate(path string) (line, column int) {
 	for path != "" && n != nil {
 		n = resolveAlias(n)
 		var next, key *yamlv3.Node
+		before := len(path)
 		switch {
 		case strings.HasPrefix(path, "["):
 			next, key, path = step(n, path, true)
@@ -75,7 +76,8 @@ func (l *locator) locate(path string) (line, column int) {
 			path = strings.TrimPrefix(path, ".")
 			next, key, path = step(n, path, false)
 		}
-		if next == nil {
+		// Every step takes some of path: an empty key cannot loop through an alias forever.
+		if next == nil || len(path) >= before {
 			break
 		}
 		if key != nil {
