@@ -84,10 +84,10 @@ type Decision struct {
 	// Object is the object decided. With Admit, its name is the one it gets once admitted: its own,
 	// the deterministic name of the patch, or "" when the API server would pick a random one.
 	Object Object
-	// KRI is the object's KRI as Kuma computes it, valid or not (KRIValid says); empty for kinds
-	// without one.
-	KRI      string
+	// KRIValid says whether the object's KRI (Decision.KRI) is valid.
 	KRIValid bool
+	kri      naming.KRI
+	hasKRI   bool
 	// Patch is the mutating webhook's operations (Mutate, Admit), also when the kind's dryrun
 	// enforcement only counts them.
 	Patch []jsonpatch.Operation
@@ -95,6 +95,15 @@ type Decision struct {
 	// errs, kept and notes are the findings of each level, as the API server words a cause. A kind
 	// in dryrun has only errs: it gives no warnings.
 	errs, kept, notes field.ErrorList
+}
+
+// KRI returns the object's KRI as Kuma computes it, valid or not (KRIValid says); "" for kinds
+// without one. It is built when asked for: the webhook never needs it.
+func (d *Decision) KRI() string {
+	if !d.hasKRI {
+		return ""
+	}
+	return d.kri.String()
 }
 
 // Errors returns the object's problems (LevelError): the causes of a denial.
@@ -243,7 +252,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 // with returns d with the findings of a check, bounded, and the outcome they lead to.
 func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) Decision {
 	if g.kri {
-		d.KRI, d.KRIValid = kri.String(), valid
+		d.kri, d.hasKRI, d.KRIValid = kri, true, valid
 	}
 	d.errs = boundValues(errs)
 	if d.Enforcement != EnforcementDryRun { // dry-run kinds are only logged and counted

@@ -23,7 +23,7 @@ func ExampleConfig_Decide() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(d.Outcome, d.Object.Name, d.KRI)
+	fmt.Println(d.Outcome, d.Object.Name, d.KRI())
 	for _, f := range d.Findings() {
 		fmt.Println(f.Level, f.Message())
 	}

@@ -183,11 +183,11 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	var t, invalid tally
 	jw := newJSONWriter(a.out)
 	err := a.judgeManifests(ctx, args, &t, func(r Result, v rules.Decision) error {
-		if v.KRI == "" {
+		if v.KRI() == "" {
 			return nil // a Kong kind: no KRI
 		}
 		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace,
-			Name: r.Name, KRI: v.KRI, Valid: v.KRIValid, Problems: []Cause{}}
+			Name: r.Name, KRI: v.KRI(), Valid: v.KRIValid, Problems: []Cause{}}
 		if !v.KRIValid {
 			invalid.denied++
 			k.Problems = slices.DeleteFunc(r.Causes, func(c Cause) bool {

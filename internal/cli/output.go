@@ -58,7 +58,7 @@ func newResult(source string, line int, apiVersion, kind string, d rules.Decisio
 	}
 	kri := ""
 	if d.KRIValid {
-		kri = d.KRI
+		kri = d.KRI()
 	}
 	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: d.Object.Namespace,
 		Name: name, KRI: kri, Allowed: d.Allowed, Enforcement: string(d.Enforcement), Causes: causes(d.Errors(), pos),
