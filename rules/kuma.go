@@ -29,11 +29,13 @@ func readsWholeSpec(kind string) bool {
 	return sni || kind == "MeshProxyPatch"
 }
 
-// check lists every naming problem of obj, a guarded object, each at the object field that holds
-// the offending value. For KRI kinds it also returns the object's KRI and whether it is valid, and
-// the notes: values that are admitted but deserve a warning.
+// checkWith lists every naming problem of obj, a guarded object, each at the object field that
+// holds the offending value, with the target references of spec left to w (nil: not looked at): it
+// returns the problems found before and after them, which w's come between. For KRI kinds it also
+// returns the object's KRI and whether it is valid, and the notes: values that are admitted but
+// deserve a warning.
 //
-// The rules, all from the naming core:
+// The rules, all from the naming core (docs/rules.md):
 //   - the object's own KRI, exactly as Kuma computes it (naming.Registry.ForObject; docs/kri.md);
 //   - the kuma.io/display-name label, which older Kuma releases read the name from: when present
 //     it must be a valid KRI name;
@@ -46,14 +48,6 @@ func readsWholeSpec(kind string) bool {
 //     equal the object's KRI, and status.origin.kri (MeshTrust), which must parse. In the upstream
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
-func (c *Config) check(g *guard, obj *admitted) (kri naming.KRI, valid bool, errs, notes field.ErrorList) {
-	w := &refWalk{ctx: context.Background(), limit: -1}
-	kri, valid, before, after, notes := c.checkWith(g, obj, w)
-	return kri, valid, slices.Concat(before, w.errs, after), notes
-}
-
-// checkWith is check with the target references of spec left to w (nil: not looked at): it
-// returns the problems found before and after them, which w's come between.
 func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI, valid bool, before, after, notes field.ErrorList) {
 	if !g.kri {
 		return naming.KRI{}, false, tag(kongErrors(g.gk.Kind, obj), 0, kongRules[g.gk.Kind]), nil, nil
