@@ -159,18 +159,20 @@ func (m *metaMap) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || b[0] != '{' {
 		return errUnsure
 	}
-	if bytes.Contains(b, null) {
-		// A null value would read as "": let the full decode see it. "null" inside a string
-		// only costs that detour.
+	// A null value would read as "": let the full decode see it. Only a real null member counts:
+	// "null" inside a string (a last-applied-configuration annotation holds many) does not.
+	var ptrs map[string]*string
+	if err := json.UnmarshalCaseSensitivePreserveInts(b, &ptrs); err != nil {
 		return errUnsure
+	}
+	m.m = make(map[string]string, len(ptrs))
+	for k, v := range ptrs {
+		if v == nil {
+			return errUnsure
+		}
+		m.m[k] = *v
 	}
 	m.set = true
-	if err := json.UnmarshalCaseSensitivePreserveInts(b, &m.m); err != nil {
-		return errUnsure
-	}
-	if m.m == nil {
-		m.m = map[string]string{}
-	}
 	return nil
 }
 
