@@ -171,7 +171,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		if old, err = decodeObject(runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec); err != nil {
 			return d, err
 		}
-		w.old = old.spec
+		w.setOld(old.rawSpec)
 	}
 	kri, valid, before, after, notes := c.checkWith(g, obj, w)
 	if w.err != nil {
@@ -184,8 +184,8 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		// walk; the others are compared here.
 		_, _, oldBefore, oldAfter, _ := c.checkWith(g, old, nil)
 		oldErrs := slices.Concat(oldBefore, oldAfter)
-		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old, r.Object, r.OldObject)
-		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old, r.Object, r.OldObject)
+		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old)
+		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
 		errs = slices.Concat(addedBefore, w.errs, addedAfter)
 		kept = slices.Concat(keptBefore, w.kept, keptAfter)
 	}

@@ -30,9 +30,12 @@
 // kriguard.io/kri annotation.
 //
 // An object is decoded partially, with sigs.k8s.io/json as the API server decodes it: metadata,
-// apiVersion, kind and the top-level mesh field; spec only when a rule may find something in it,
-// status only when it may hold origin.kri. What the partial decode cannot vouch for goes through
-// the full unstructured decode, whose errors are the ones returned.
+// apiVersion, kind and the top-level mesh field. spec is never decoded whole: target references
+// are found in it as raw JSON (refWalk), and of the kinds whose rules read ports, patch names or
+// Kong references only those fields are decoded (specReads); of status only origin.kri. So what a
+// decision costs follows the size of the object, not its shape (docs/limits.md). What the partial
+// decode cannot vouch for goes through the unstructured decode of the rest of the object, whose
+// errors are the ones returned.
 //
 // LoadConfig reads the YAML configuration (docs/contracts.md); DefaultConfig is the built-in one.
 package rules

@@ -123,6 +123,10 @@ func bindingRefs(obj *admitted) (target, plugin string) {
 	return target, stringAt(obj, "spec", "pluginRef", "name")
 }
 
+// kongReads are the paths under spec kongErrors reads (stringAt): all that is decoded of a Kong
+// object's spec.
+var kongReads = [][]string{{"host"}, {"upstreamRef", "name"}, {"targets", "routeRef", "name"}, {"targets", "serviceRef", "name"}, {"pluginRef", "name"}}
+
 // stringAt returns the string at path in obj, whose spec was decoded, or "" when there is none.
 func stringAt(obj *admitted, path ...string) string {
 	if len(path) == 0 || path[0] != "spec" {

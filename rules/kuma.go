@@ -1,16 +1,21 @@
 package rules
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"reflect"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -58,11 +63,11 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
 		before = tag(append(before, naming.FieldName.Validate(v, displayNameLabelPath)...), len(before), RuleDisplayNameLabel)
 	}
-	if w != nil && obj.spec != nil {
+	if w != nil && obj.rawSpec != nil {
 		if w.limit > 0 {
 			w.limit = max(w.limit-len(before), 0)
 		}
-		w.walk(obj.spec, w.old, w.old != nil)
+		w.walkSpec(obj.rawSpec)
 	}
 	var errs field.ErrorList
 	if g.gk.Group == KumaGroup {
@@ -113,116 +118,245 @@ var omittedProblem = &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", B
 // ctxCheckNodes is how many containers a walk visits between two looks at its context.
 const ctxCheckNodes = 1024
 
-// refWalk finds the problems of the target references of a decoded spec. Its cost does not depend
-// on the shape of spec: it allocates nothing per node it visits (the path of the node is a stack
-// of references to the keys and indices of spec, not a string), and a problem's field path is
-// built, cut to MaxFieldBytes, only for the first limit problems; the others are counted, each as
-// omittedProblem. On UPDATE it walks the old object's spec alongside (old) and keeps apart, in
-// kept, the problems the old object has alike: the same value at the same place, which compares
-// the places by their keys and indices, not their printed paths (docs/limits.md). It stops, with
-// err set, once ctx is done.
+// refWalk finds the problems of the target references of spec, read as raw JSON: nothing of spec
+// is decoded but the section names themselves, so that its cost does not depend on the shape of
+// spec (a list of a million empty objects is 3 MB of JSON, and over 60 MB decoded). It allocates
+// nothing per node it visits: the path of the node is a stack of the keys and indices of spec, and
+// a problem's field path is printed, cut to MaxFieldBytes, only for the first limit problems; the
+// others are counted, each as omittedProblem.
+//
+// On UPDATE the old object's spec is walked first (setOld), and the places and values of its
+// problems kept as hashes: a problem of the new object is pre-existing, and goes to kept, when the
+// old object has the same value at the same place (which gives it the same problem). Places are
+// compared by their keys and indices, not by their printed paths, so a key with a dot is never
+// taken for the nested path it prints like (docs/limits.md). The walk stops, with err set, once
+// ctx is done.
+//
+// spec is valid JSON (the decoder read it first); should it not be, the walk stops where it stops
+// making sense, without a panic. A key repeated in one map, which the API server never sends, is
+// checked at each occurrence.
 type refWalk struct {
 	ctx context.Context
 	err error
 	// limit and keepLimit are how many more problems of errs and kept to build (-1: all).
 	limit, keepLimit int
-	// old is the old object's spec, nil on CREATE.
-	old        any
-	errs, kept field.ErrorList
-	path       []pathStep
-	nodes      int
+	errs, kept       field.ErrorList
+
+	// old holds the problems of the old object, by place and value; nil on CREATE.
+	old       map[refProblem]struct{}
+	recording bool // walking the old object
+	seed      maphash.Seed
+
+	data  []byte
+	stack []frame
+	nodes int
 }
 
-// pathStep is one step of the path of a node: a map key, or a list index when key is not set.
+// refProblem is where a problem is and what value it holds, as hashes.
+type refProblem struct{ place, value uint64 }
+
+// frame is a container being walked: its step from its parent and what it is.
+type frame struct {
+	step  pathStep
+	place uint64 // the hash of the path down to here
+	list  bool
+	role  role
+	index int // of the next element, in a list
+}
+
+type role uint8
+
+const (
+	anyValue role = iota
+	refMap        // a target reference: a map under "targetRef", or an element of "backendRefs"
+	refList       // a "backendRefs" list
+)
+
+// pathStep is one step of the path of a node: a map key, or a list index when isKey is not set.
+// A key of spec is raw, the bytes between its quotes, escapes and all: it is unescaped only to be
+// hashed, when it has escapes.
 type pathStep struct {
 	key   string
+	raw   []byte
 	index int
 	isKey bool
 }
 
-// walk visits v and, when inOld, old: the value at the same place in the old object.
-func (w *refWalk) walk(v, old any, inOld bool) {
-	if w.err != nil {
+// name is the key of a step, unescaped.
+func (s pathStep) name() string {
+	if s.raw == nil {
+		return s.key
+	}
+	if bytes.IndexByte(s.raw, '\\') < 0 {
+		return string(s.raw)
+	}
+	k, _ := unquote(s.raw)
+	return k
+}
+
+// is reports whether the step is the key k.
+func (s pathStep) is(k string) bool {
+	if bytes.IndexByte(s.raw, '\\') < 0 {
+		return string(s.raw) == k
+	}
+	return s.name() == k
+}
+
+// walkSpec walks spec, a JSON value, for the problems of the target references in it.
+func (w *refWalk) walkSpec(spec []byte) {
+	if w.seed == (maphash.Seed{}) {
+		w.seed = maphash.MakeSeed()
+	}
+	w.data = spec
+	w.stack = w.stack[:0]
+	i := skipSpace(spec, 0)
+	if i >= len(spec) {
 		return
 	}
-	if w.nodes++; w.nodes%ctxCheckNodes == 0 {
-		if w.err = w.ctx.Err(); w.err != nil {
-			return
-		}
+	w.value(i, pathStep{key: "spec", isKey: true}, w.hashStep(0, pathStep{key: "spec", isKey: true}), anyValue)
+}
+
+// setOld walks the old object's spec and keeps its problems for the walk of the new one.
+func (w *refWalk) setOld(spec []byte) {
+	w.old = map[refProblem]struct{}{}
+	if spec == nil {
+		return
 	}
-	switch t := v.(type) {
-	case map[string]any:
-		oldMap, _ := old.(map[string]any)
-		keys := make([]string, 0, len(t))
-		for k, child := range t {
-			switch child.(type) {
-			case map[string]any, []any:
-				keys = append(keys, k)
-			}
+	w.recording = true
+	w.walkSpec(spec)
+	w.recording = false
+	w.data = nil
+}
+
+func (w *refWalk) hashStep(parent uint64, s pathStep) uint64 {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	var b [9]byte
+	binary.LittleEndian.PutUint64(b[:8], parent)
+	switch {
+	case s.isKey && (s.raw == nil || bytes.IndexByte(s.raw, '\\') >= 0):
+		b[8] = 'k'
+		h.Write(b[:])
+		h.WriteString(s.name())
+	case s.isKey:
+		b[8] = 'k'
+		h.Write(b[:])
+		h.Write(s.raw)
+	default:
+		b[8] = 'i'
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:8], uint64(s.index))
+		h.Write(b[:8])
+	}
+	return h.Sum64()
+}
+
+// value walks the value at data[i], reached by step, whose place is place, in the role its parent
+// gives it, and returns the index after it. Containers are walked with an explicit stack, so that
+// deep nesting costs no Go stack.
+func (w *refWalk) value(i int, step pathStep, place uint64, r role) int {
+	data := w.data
+	base := len(w.stack)
+	for {
+		if w.err != nil || i >= len(data) {
+			w.stack = w.stack[:base]
+			return len(data)
 		}
-		// Sorted, so that the problems come out in a stable order.
-		slices.Sort(keys)
-		for _, k := range keys {
-			c := t[k]
-			oc, inOldChild := oldMap[k]
-			w.path = append(w.path, pathStep{key: k, isKey: true})
-			switch k {
-			case "targetRef":
-				if ref, ok := c.(map[string]any); ok {
-					w.ref(ref, oc, inOldChild)
-				}
-			case "backendRefs":
-				if refs, ok := c.([]any); ok {
-					oldRefs, _ := oc.([]any)
-					for i, r := range refs {
-						if ref, ok := r.(map[string]any); ok {
-							w.path = append(w.path, pathStep{index: i})
-							if i < len(oldRefs) {
-								w.ref(ref, oldRefs[i], true)
-							} else {
-								w.ref(ref, nil, false)
-							}
-							w.path = w.path[:len(w.path)-1]
-						}
-					}
+		switch data[i] {
+		case '{', '[':
+			if w.nodes++; w.nodes%ctxCheckNodes == 0 {
+				if w.err = w.ctx.Err(); w.err != nil {
+					continue
 				}
 			}
-			w.walk(c, oc, inOldChild)
-			w.path = w.path[:len(w.path)-1]
+			w.stack = append(w.stack, frame{step: step, place: place, list: data[i] == '[', role: r})
+			i = skipSpace(data, i+1)
+		default:
+			i = skipScalar(data, i)
 		}
-	case []any:
-		oldList, _ := old.([]any)
-		for i, c := range t {
-			switch c.(type) {
-			case map[string]any, []any:
-				w.path = append(w.path, pathStep{index: i})
-				if i < len(oldList) {
-					w.walk(c, oldList[i], true)
-				} else {
-					w.walk(c, nil, false)
-				}
-				w.path = w.path[:len(w.path)-1]
+		// Close finished containers and find the next value to walk.
+		for {
+			if len(w.stack) == base {
+				return i
 			}
+			top := &w.stack[len(w.stack)-1]
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				w.err = errors.New("spec is not valid JSON")
+				break
+			}
+			if c := data[i]; c == '}' || c == ']' {
+				w.stack = w.stack[:len(w.stack)-1]
+				i++
+				continue
+			}
+			if data[i] == ',' {
+				i = skipSpace(data, i+1)
+			}
+			if top.list {
+				step = pathStep{index: top.index}
+				top.index++
+				r = anyValue
+				if top.role == refList {
+					r = refMap
+				}
+				place = w.hashStep(top.place, step)
+				break
+			}
+			// A member: its key, then its value.
+			keyStart := i
+			end := skipString(data, i)
+			i = skipSpace(data, end)
+			if data[keyStart] != '"' || end-keyStart < 2 || i >= len(data) || data[i] != ':' {
+				w.err = errors.New("spec is not valid JSON")
+				break
+			}
+			i = skipSpace(data, i+1)
+			if i >= len(data) {
+				w.err = errors.New("spec is not valid JSON")
+				break
+			}
+			step = pathStep{raw: data[keyStart+1 : end-1], isKey: true}
+			place = w.hashStep(top.place, step)
+			r = anyValue
+			switch c := data[i]; {
+			case top.role == refMap && step.is("sectionName"):
+				w.ref(top, i)
+			case c == '{' && step.is("targetRef"):
+				r = refMap
+			case c == '[' && step.is("backendRefs"):
+				r = refList
+			}
+			break
 		}
 	}
 }
 
-// ref checks the section name of one target reference, at w.path; old is the value at the same
-// place in the old object, when inOld.
-func (w *refWalk) ref(ref map[string]any, old any, inOld bool) {
-	v, ok := ref["sectionName"]
-	if !ok || v == nil {
+// ref checks the section name at data[i], a member of the target reference top.
+func (w *refWalk) ref(top *frame, i int) {
+	data := w.data
+	end := skipValue(data, i)
+	raw := data[i:end]
+	if string(raw) == "null" {
 		return
 	}
-	s, isString := v.(string)
-	if isString && naming.FieldSection.Valid(s) {
+	var s string
+	isString := raw[0] == '"'
+	if isString {
+		var ok bool
+		if s, ok = unquote(raw); !ok || naming.FieldSection.Valid(s) {
+			return
+		}
+	}
+	place := w.hashStep(top.place, pathStep{key: "sectionName", isKey: true})
+	at := refProblem{place: place, value: w.hashValue(raw, s, isString)}
+	if w.recording {
+		w.old[at] = struct{}{}
 		return
 	}
 	list, limit := &w.errs, &w.limit
-	if oldRef, ok := old.(map[string]any); ok && inOld {
-		if ov, ok := oldRef["sectionName"]; ok && sameValue(ov, v) {
-			list, limit = &w.kept, &w.keepLimit
-		}
+	if _, ok := w.old[at]; ok {
+		list, limit = &w.kept, &w.keepLimit
 	}
 	if *limit == 0 {
 		*list = append(*list, omittedProblem)
@@ -231,7 +365,7 @@ func (w *refWalk) ref(ref map[string]any, old any, inOld bool) {
 	n := len(*list)
 	p := field.NewPath(w.field("sectionName"))
 	if !isString {
-		*list = append(*list, field.Invalid(p, v, "must be a string"))
+		*list = append(*list, field.Invalid(p, scalarValue(raw), "must be a string"))
 	} else {
 		*list = append(*list, naming.FieldSection.Validate(s, p)...)
 	}
@@ -241,35 +375,129 @@ func (w *refWalk) ref(ref map[string]any, old any, inOld bool) {
 	}
 }
 
-// sameValue reports whether two decoded JSON values are equal. Section names are strings, which
-// are compared without reflection.
-func sameValue(a, b any) bool {
-	if s, ok := a.(string); ok {
-		t, ok := b.(string)
-		return ok && s == t
+func (w *refWalk) hashValue(raw []byte, s string, isString bool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	if isString {
+		h.WriteByte('s')
+		h.WriteString(s)
+	} else {
+		h.WriteByte('j')
+		h.Write(raw)
 	}
-	return reflect.DeepEqual(a, b)
+	return h.Sum64()
 }
 
-// field returns the field path of the member name of the node at w.path, as field.Path prints
-// it (spec.to[0].targetRef.sectionName), cut to MaxFieldBytes before anything longer is copied:
-// a map key may be megabytes long.
+// scalarValue is the value of raw JSON a problem shows: a number or boolean as it decodes, an
+// object or list as its JSON text, cut to MaxValueBytes.
+func scalarValue(raw []byte) any {
+	if c := raw[0]; c == '{' || c == '[' {
+		return BoundValue(string(raw[:min(len(raw), MaxValueBytes+1)]))
+	}
+	var v any
+	if json.UnmarshalCaseSensitivePreserveInts(raw, &v) != nil {
+		return BoundValue(string(raw))
+	}
+	return v
+}
+
+// unquote returns the string a JSON string literal holds; only one with escapes allocates.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if json.UnmarshalCaseSensitivePreserveInts(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string literal at data[i].
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(data)
+}
+
+// skipScalar returns the index after the string, number, true, false or null at data[i].
+func skipScalar(data []byte, i int) int {
+	if i < len(data) && data[i] == '"' {
+		return skipString(data, i)
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index after the JSON value at data[i].
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i = skipString(data, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return i + 1
+			}
+		default:
+			if depth == 0 {
+				return skipScalar(data, i)
+			}
+		}
+		i++
+	}
+	return len(data)
+}
+
+// field returns the field path of the member name of the container being walked, as field.Path
+// prints it (spec.to[0].targetRef.sectionName), cut to MaxFieldBytes before anything longer is
+// copied: a map key may be megabytes long. Keys are printed as they are written in spec: a key
+// with escapes keeps them.
 func (w *refWalk) field(name string) string {
 	const root = "spec"
+	steps := w.stack[1:] // the first is spec itself
 	n := len(root) + 1 + len(name)
-	for _, s := range w.path {
-		n += s.len()
+	for _, f := range steps {
+		n += f.step.len()
 	}
 	if n <= MaxFieldBytes {
-		var b strings.Builder
-		b.Grow(n)
-		b.WriteString(root)
-		for _, s := range w.path {
-			s.writeTo(&b)
+		buf := make([]byte, 0, n)
+		buf = append(buf, root...)
+		for _, f := range steps {
+			buf = f.step.appendTo(buf, n)
 		}
-		b.WriteByte('.')
-		b.WriteString(name)
-		return b.String()
+		buf = append(buf, '.')
+		return string(append(buf, name...))
 	}
 	// Cut as boundString cuts, without building the whole path first, and short enough with the
 	// note of its length that boundCause leaves it alone.
@@ -277,11 +505,11 @@ func (w *refWalk) field(name string) string {
 	keep := MaxFieldBytes - len(more)
 	buf := make([]byte, 0, MaxFieldBytes)
 	buf = append(buf, root...)
-	for _, s := range w.path {
+	for _, f := range steps {
 		if len(buf) >= keep {
 			break
 		}
-		buf = s.appendTo(buf, keep-len(buf))
+		buf = f.step.appendTo(buf, keep-len(buf))
 	}
 	if len(buf) < keep {
 		buf = append(buf, '.')
@@ -290,45 +518,37 @@ func (w *refWalk) field(name string) string {
 	return strings.ToValidUTF8(string(buf), "") + more
 }
 
+func (s pathStep) keyBytes() []byte {
+	if s.raw != nil {
+		return s.raw
+	}
+	return []byte(s.key)
+}
+
 func (s pathStep) len() int {
 	switch {
 	case !s.isKey:
 		return 2 + digits(s.index)
-	case s.key == "":
+	case len(s.raw) == 0 && s.key == "":
 		return 2 // field.Path prints an empty name as []
 	default:
-		return 1 + len(s.key)
-	}
-}
-
-func (s pathStep) writeTo(b *strings.Builder) {
-	switch {
-	case !s.isKey:
-		b.WriteByte('[')
-		b.WriteString(strconv.Itoa(s.index))
-		b.WriteByte(']')
-	case s.key == "":
-		b.WriteString("[]")
-	default:
-		b.WriteByte('.')
-		b.WriteString(s.key)
+		return 1 + len(s.raw) + len(s.key)
 	}
 }
 
 // appendTo appends the step to buf, at most n bytes of it.
 func (s pathStep) appendTo(buf []byte, n int) []byte {
-	var step []byte
 	switch {
 	case !s.isKey:
-		step = strconv.AppendInt([]byte{'['}, int64(s.index), 10)
-		step = append(step, ']')
-	case s.key == "":
-		step = []byte("[]")
+		step := strconv.AppendInt(append(make([]byte, 0, 24), '['), int64(s.index), 10)
+		return append(buf, append(step, ']')[:min(len(step)+1, n)]...)
+	case len(s.raw) == 0 && s.key == "":
+		return append(buf, "[]"[:min(2, n)]...)
 	default:
+		k := s.keyBytes()
 		buf = append(buf, '.')
-		return append(buf, s.key[:min(len(s.key), n-1)]...)
+		return append(buf, k[:min(len(k), n-1)]...)
 	}
-	return append(buf, step[:min(len(step), n)]...)
 }
 
 func digits(i int) int {
@@ -517,4 +737,125 @@ func (c *Config) handTyped(v string, p *field.Path, errs, notes field.ErrorList)
 			"contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there)"))
 	}
 	return errs, notes
+}
+
+// specReads lists the paths under spec the rules of a kind read besides target references, "*"
+// standing for every element of a list: decodeObject decodes only these (readsWhere).
+func specReads(gk schema.GroupKind) [][]string {
+	if gk.Group == KongGroup {
+		return kongReads
+	}
+	if gk.Group != KumaGroup {
+		return nil
+	}
+	if where, ok := naming.SNIPortsOf(gk.Kind); ok {
+		if where.Single != nil {
+			return [][]string{where.Single[1:]}
+		}
+		list := append(slices.Clone(where.List[1:]), "*")
+		return [][]string{append(slices.Clone(list), "name"), append(list, "port")}
+	}
+	if gk.Kind == "MeshProxyPatch" {
+		var paths [][]string
+		for _, typ := range modificationTypes {
+			match := []string{"default", "appendModifications", "*", typ, "match"}
+			for _, key := range proxyPatchNames[typ] {
+				paths = append(paths, append(slices.Clone(match), key))
+			}
+			if tags, ok := proxyPatchTags[typ]; ok {
+				paths = append(paths, append(slices.Clone(match), tags, UnifiedNameTag))
+			}
+		}
+		return paths
+	}
+	return nil
+}
+
+// readTree is a set of paths of specReads as a tree; a leaf has no children.
+type readTree map[string]readTree
+
+func newReadTree(paths [][]string) readTree {
+	t := readTree{}
+	for _, p := range paths {
+		n := t
+		for _, k := range p {
+			if n[k] == nil {
+				n[k] = readTree{}
+			}
+			n = n[k]
+		}
+	}
+	return t
+}
+
+// decodeReads decodes of the JSON value data only what the paths of t lead to, with the
+// structure of the whole: maps hold only the members on a path, lists every element (nil for an
+// element that holds nothing on a path), and a leaf that is a map or a list is left empty, since
+// every rule reads a string or a number there. So that a spec of a million empty objects costs
+// what its ports cost, not what decoding it would. data is valid JSON.
+func decodeReads(data []byte, t readTree) any {
+	v, _ := decodeReadsAt(data, skipSpace(data, 0), t, false)
+	return v
+}
+
+// decodeReadsAt decodes the value at data[i] and reports whether it holds anything on a path.
+func decodeReadsAt(data []byte, i int, t readTree, element bool) (any, bool) {
+	if i >= len(data) {
+		return nil, false
+	}
+	switch data[i] {
+	case '{':
+		if len(t) == 0 {
+			return map[string]any{}, true
+		}
+		m := map[string]any{}
+		for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+			if data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			end := skipString(data, i)
+			key, ok := unquote(data[i:end])
+			i = skipSpace(data, end)
+			if !ok || i >= len(data) || data[i] != ':' {
+				break
+			}
+			i = skipSpace(data, i+1)
+			if child, on := t[key]; on {
+				if v, ok := decodeReadsAt(data, i, child, false); ok {
+					m[key] = v
+				}
+			}
+			i = skipSpace(data, skipValue(data, i))
+		}
+		if element && len(m) == 0 {
+			return nil, false
+		}
+		return m, true
+	case '[':
+		child, on := t["*"]
+		if !on {
+			return []any{}, true
+		}
+		var list []any
+		for i = skipSpace(data, i+1); i < len(data) && data[i] != ']'; {
+			if data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			v, _ := decodeReadsAt(data, i, child, true)
+			list = append(list, v)
+			i = skipSpace(data, skipValue(data, i))
+		}
+		if list == nil {
+			list = []any{}
+		}
+		return list, true
+	default:
+		var v any
+		if json.UnmarshalCaseSensitivePreserveInts(data[i:skipValue(data, i)], &v) != nil {
+			return nil, false
+		}
+		return v, true
+	}
 }

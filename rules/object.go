@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -10,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/json"
-
-	"github.com/kriguard/kriguard/naming"
 )
 
 // admitted is what the rules read of an admitted object. decodeObject fills it from a partial
@@ -25,8 +24,12 @@ type admitted struct {
 	// hasLabels and hasAnnotations say whether metadata holds that map, even empty: a patch then
 	// adds one member rather than the whole map.
 	hasLabels, hasAnnotations bool
-	// spec is the object's spec when a rule may find something in it, else nil.
+	// spec is the object's spec, decoded, for the kinds whose rules read more of it than target
+	// references (wholeSpec), else nil.
 	spec any
+	// rawSpec is the object's spec as sent, when it may hold a target reference's section name,
+	// else nil. Target references are found in it without decoding it (refWalk).
+	rawSpec []byte
 	// originKRI is status.origin.kri, when hasOriginKRI.
 	originKRI    any
 	hasOriginKRI bool
@@ -51,15 +54,35 @@ func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind, wh
 		return o, nil
 	}
 	// The full decode says what is wrong, or reads what the partial one was unsure of.
-	return decodeFull(raw.Raw, what, gk)
+	return decodeFull(raw.Raw, what, gk, wholeSpec)
 }
 
-// decodeFull decodes the whole object into an unstructured map, as the API server decodes a
-// custom resource. It is the reference decodePartial is held to, and its errors are the 400
-// answers.
-func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error) {
+// decodeFull decodes the object into an unstructured map, as the API server decodes a custom
+// resource, but for spec and status, of which it decodes only what the rules read (decodeReads):
+// they may be megabytes of any shape. It is the reference decodePartial is held to, and its
+// errors are the 400 answers.
+func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*admitted, error) {
+	var top map[string]span
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &top); err != nil {
+		// Not an object: the unstructured decoder says what is wrong.
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", what, err)
+		}
+		return nil, fmt.Errorf("decoding %s: %w", what, err)
+	}
+	rest := make(map[string]span, len(top))
+	for k, v := range top {
+		if k != "spec" && k != "status" {
+			rest[k] = v
+		}
+	}
+	restJSON, err := stdjson.Marshal(rest)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", what, err)
+	}
 	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(raw); err != nil {
+	if err := u.UnmarshalJSON(restJSON); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", what, err)
 	}
 	if got := u.GroupVersionKind().GroupKind(); got != gk {
@@ -68,7 +91,6 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 	// Unstructured's getters read a malformed label map as no labels at all, which would hide
 	// a label from the rules: refuse such objects instead.
 	o := &admitted{}
-	var err error
 	if o.labels, o.hasLabels, err = unstructured.NestedStringMap(u.Object, "metadata", "labels"); err != nil {
 		return nil, fmt.Errorf("decoding %s: metadata.labels: %w", what, err)
 	}
@@ -88,11 +110,28 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind) (*admitted, error)
 			return nil, fmt.Errorf("decoding %s: mesh: must be a string, not %T", what, v)
 		}
 	}
-	o.spec = u.Object["spec"]
-	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, "status", "origin", "kri"); found && err == nil {
-		o.originKRI, o.hasOriginKRI = v, true
+	if spec := top["spec"]; spec != nil && string(spec) != "null" {
+		if wholeSpec {
+			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
+		}
+		o.rawSpec = mayHoldSections(spec)
 	}
+	o.originKRI, o.hasOriginKRI = originKRI(top["status"])
 	return o, nil
+}
+
+// statusReads is what the rules read of status.
+var statusReads = newReadTree([][]string{{"origin", "kri"}})
+
+// originKRI reads status.origin.kri of status, raw JSON (nil: none).
+func originKRI(status span) (any, bool) {
+	if status == nil || !bytes.Contains(status, kriKey) && !bytes.Contains(status, unicodeEscape) {
+		return nil, false
+	}
+	st, _ := decodeReads(status, statusReads).(map[string]any)
+	origin, _ := st["origin"].(map[string]any)
+	v, found := origin["kri"]
+	return v, found
 }
 
 // partialObject is the part of an object the rules read. spec and status stay raw: decoding them
@@ -107,6 +146,20 @@ type partialObject struct {
 	Status     span         `json:"status"`
 }
 
+// specOnly reads the spec of an object, left raw.
+type specOnly struct {
+	Spec span `json:"spec"`
+}
+
+// mayHoldSections returns spec when it may hold a "sectionName" member, else nil. An escaped key
+// may spell it.
+func mayHoldSections(spec span) []byte {
+	if spec == nil || string(spec) == "null" || !bytes.Contains(spec, sectionNameKey) && !bytes.Contains(spec, unicodeEscape) {
+		return nil
+	}
+	return spec
+}
+
 // span is a JSON value left undecoded: the bytes of raw it spans, not a copy. decodePartial owns
 // raw for as long as it reads them.
 type span []byte
@@ -115,6 +168,9 @@ func (s *span) UnmarshalJSON(b []byte) error {
 	*s = b
 	return nil
 }
+
+// MarshalJSON writes the value as it was read.
+func (s span) MarshalJSON() ([]byte, error) { return s, nil }
 
 type partialMeta struct {
 	Name         metaString `json:"name"`
@@ -184,43 +240,11 @@ var (
 	kriKey         = []byte(`"kri"`)
 )
 
-// sectionsValid reports whether every "sectionName" member of spec, valid JSON without escaped
-// keys, is null or a valid section name written without escapes: then no target reference in spec
-// has a problem, and spec need not be decoded. It answers false when unsure.
-func sectionsValid(spec []byte) bool {
-	for rest := spec; ; {
-		i := bytes.Index(rest, sectionNameKey)
-		if i < 0 {
-			return true
-		}
-		rest = bytes.TrimLeft(rest[i+len(sectionNameKey):], " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue // a string value that ends so, not a key
-		}
-		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-		if bytes.HasPrefix(rest, null) {
-			continue
-		}
-		if len(rest) == 0 || rest[0] != '"' {
-			return false
-		}
-		end := bytes.IndexByte(rest[1:], '"')
-		if end < 0 {
-			return false
-		}
-		v := rest[1 : 1+end]
-		if bytes.IndexByte(v, '\\') >= 0 || len(v) > 0 && !naming.FieldSection.Valid(string(v)) {
-			return false
-		}
-		rest = rest[1+end:]
-	}
-}
-
 // decodePartial reads what the rules read through sigs.k8s.io/json, the case-sensitive decoder
 // the API server uses, or returns an error when only decodeFull can be trusted with raw: invalid
 // JSON (trailing bytes and NUL included), another kind, a repeated member, a metadata field of
-// the wrong type or null. spec is decoded when wholeSpec is set or it may hold a section name that
-// is not valid (sectionsValid), status when it may hold origin.kri.
+// the wrong type or null. spec is decoded when wholeSpec is set, and kept raw when it may hold a
+// section name; status is decoded when it may hold origin.kri.
 //
 // It accepts one thing the full decode refuses: a number beyond float64's range in a part of the
 // object it leaves raw. The API server decodes every object it sends with the same decoder, so no
@@ -246,20 +270,13 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 		o.labels, o.hasLabels = m.Labels.m, m.Labels.set
 		o.annotations, o.hasAnnotations = m.Annotations.m, m.Annotations.set
 	}
-	if p.Spec != nil && (wholeSpec || bytes.Contains(p.Spec, unicodeEscape) || !sectionsValid(p.Spec)) {
-		if err := json.UnmarshalCaseSensitivePreserveInts(p.Spec, &o.spec); err != nil {
-			return nil, err
+	if p.Spec != nil && string(p.Spec) != "null" {
+		if wholeSpec {
+			o.spec = decodeReads(p.Spec, newReadTree(specReads(gk)))
 		}
+		o.rawSpec = mayHoldSections(p.Spec)
 	}
-	if p.Status != nil && (bytes.Contains(p.Status, kriKey) || bytes.Contains(p.Status, unicodeEscape)) {
-		var status any
-		if err := json.UnmarshalCaseSensitivePreserveInts(p.Status, &status); err != nil {
-			return nil, err
-		}
-		if v, found, err := unstructured.NestedFieldNoCopy(map[string]any{"status": status}, "status", "origin", "kri"); found && err == nil {
-			o.originKRI, o.hasOriginKRI = v, true
-		}
-	}
+	o.originKRI, o.hasOriginKRI = originKRI(p.Status)
 	return o, nil
 }
 

@@ -140,7 +140,7 @@ func compareDecoders(t *testing.T, raw []byte) {
 	if err != nil {
 		t.Fatalf("decodePartial took the object for target references but not whole: %v", err)
 	}
-	full, err := decodeFull(raw, "object", meshTimeoutGK)
+	full, err := decodeFull(raw, "object", meshTimeoutGK, true)
 	if err != nil {
 		if beyondFloat64(t, raw) {
 			return // documented: the API server never sends such a number
@@ -171,7 +171,7 @@ func compareDecoders(t *testing.T, raw []byte) {
 	if !maps.Equal(part.annotations, full.annotations) || (part.annotations == nil) != (full.annotations == nil) {
 		t.Errorf("annotations: partial %#v, full %#v", part.annotations, full.annotations)
 	}
-	partErrs, fullErrs := refProblems(part.spec), refProblems(full.spec)
+	partErrs, fullErrs := refProblems(part.rawSpec), refProblems(full.rawSpec)
 	if !reflect.DeepEqual(partErrs, fullErrs) {
 		t.Errorf("target reference problems: partial %v, full %v", partErrs, fullErrs)
 	}
@@ -225,7 +225,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		if _, err := decodeFull(raw, "object", meshTimeoutGK); err != nil {
+		if _, err := decodeFull(raw, "object", meshTimeoutGK, false); err != nil {
 			b.Fatal(err)
 		}
 		partial, full = partial+mid.Sub(start), full+time.Since(mid)
@@ -233,9 +233,9 @@ func BenchmarkDecodeObject(b *testing.B) {
 	b.ReportMetric(full.Seconds()/partial.Seconds(), "full/partial")
 }
 
-// refProblems is every target-reference problem of a decoded spec.
-func refProblems(spec any) field.ErrorList {
+// refProblems is every target-reference problem of spec.
+func refProblems(spec []byte) field.ErrorList {
 	w := &refWalk{ctx: context.Background(), limit: -1}
-	w.walk(spec, nil, false)
+	w.walkSpec(spec)
 	return w.errs
 }

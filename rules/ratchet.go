@@ -2,9 +2,7 @@ package rules
 
 import (
 	"reflect"
-	"strings"
 
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -16,10 +14,10 @@ import (
 // of a problem that depends on other fields (a KRI too long for its mesh) is kept only when the
 // old object had that problem too.
 //
-// obj and old are the two objects as the checks read them, raw and oldRaw as sent: what the checks
-// decoded is reused, and an object is decoded again only when a problem may be kept in a part the
-// checks did not decode.
-func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted, raw, oldRaw []byte) (added, kept field.ErrorList) {
+// obj and old are the two objects as the checks read them: what the checks decoded is compared,
+// and nothing is decoded again. The problems of target references are not compared here: refWalk
+// compares them as it finds them.
+func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted) (added, kept field.ErrorList) {
 	if len(errs) == 0 || len(oldErrs) == 0 {
 		return errs, nil
 	}
@@ -31,7 +29,7 @@ func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted, raw, oldRaw []by
 	for _, fe := range oldErrs {
 		had[at{fe.Field, fe.Type}] = true
 	}
-	a, b := &view{o: obj, raw: raw}, &view{o: old, raw: oldRaw}
+	a, b := &view{o: obj}, &view{o: old}
 	for _, fe := range errs {
 		if had[at{fe.Field, fe.Type}] && sameValueAt(a.at(fe.Field), b.at(fe.Field), fe.Field) {
 			kept = append(kept, fe)
@@ -42,50 +40,44 @@ func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted, raw, oldRaw []by
 	return added, kept
 }
 
-// view is an admitted object as a JSON value for valuesAt: the parts the checks decoded, or the
-// whole object decoded from raw when a path leads into a part they left out (spec or status when
-// the partial decode did not need them).
+// view is an admitted object as a JSON value for valuesAt: the parts the checks decoded, which
+// hold every field a problem other than a target reference's can be at (metadata, mesh, the parts
+// of spec specReads names, status.origin.kri). Nothing is decoded again: that could cost what the
+// decode avoided.
 type view struct {
-	o         *admitted
-	raw       []byte
-	fast      map[string]any
-	full      any
-	fullTried bool
+	o    *admitted
+	fast map[string]any
 }
 
-func (v *view) at(path string) any {
+func (v *view) at(string) any {
 	if v.o == nil {
 		return nil
 	}
-	inSpec := path == "spec" || len(path) > 4 && path[:4] == "spec" && (path[4] == '.' || path[4] == '[')
-	if inSpec && v.o.spec != nil || strings.HasPrefix(path, "metadata") {
-		if v.fast == nil {
-			meta := map[string]any{}
-			for k, s := range map[string]string{"name": v.o.name, "generateName": v.o.generateName, "namespace": v.o.namespace} {
-				if s != "" {
-					meta[k] = s
-				}
-			}
-			if v.o.hasLabels {
-				meta["labels"] = stringsAny(v.o.labels)
-			}
-			if v.o.hasAnnotations {
-				meta["annotations"] = stringsAny(v.o.annotations)
-			}
-			v.fast = map[string]any{"metadata": meta}
-			if v.o.spec != nil {
-				v.fast["spec"] = v.o.spec
+	if v.fast == nil {
+		meta := map[string]any{}
+		for k, s := range map[string]string{"name": v.o.name, "generateName": v.o.generateName, "namespace": v.o.namespace} {
+			if s != "" {
+				meta[k] = s
 			}
 		}
-		return v.fast
-	}
-	if !v.fullTried {
-		v.fullTried = true
-		if utiljson.Unmarshal(v.raw, &v.full) != nil {
-			v.full = nil
+		if v.o.hasLabels {
+			meta["labels"] = stringsAny(v.o.labels)
+		}
+		if v.o.hasAnnotations {
+			meta["annotations"] = stringsAny(v.o.annotations)
+		}
+		v.fast = map[string]any{"metadata": meta}
+		if v.o.spec != nil {
+			v.fast["spec"] = v.o.spec
+		}
+		if v.o.mesh != "" {
+			v.fast["mesh"] = v.o.mesh
+		}
+		if v.o.hasOriginKRI {
+			v.fast["status"] = map[string]any{"origin": map[string]any{"kri": v.o.originKRI}}
 		}
 	}
-	return v.full
+	return v.fast
 }
 
 func stringsAny(m map[string]string) map[string]any {

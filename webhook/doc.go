@@ -39,8 +39,10 @@
 //
 // Nothing a client sends can take a replica past a bound (docs/limits.md): a request body is read
 // once, by the deadline the API server gives (?timeout=), within a memory budget derived from the
-// container's limit (NewBudget, --memory-limit; a request that does not fit waits, then gets a 429);
-// bodies over 7 MiB get a 413 and "request entity is too large; limit is 7340032 bytes". A body that
+// container's limit (NewBudget, --memory-limit; a request that does not fit waits, then gets a 429;
+// a body takes the budget as it arrives, and must keep arriving at a floor rate); bodies over 7 MiB
+// get a 413 and "request entity is too large; limit is 7340032 bytes", then the connection closes.
+// A decision that cannot finish by the deadline is answered 504; a uid longer than a UID is a 400. A body that
 // is not an admission.k8s.io/v1 or v1beta1 AdmissionReview, or a review without a usable object,
 // gets a 400 with the reason. A denial carries at most MaxCauses causes, the last counting the
 // rest, and no answer exceeds MaxResponseBytes; values longer than 256 bytes are cut in causes and
