@@ -235,7 +235,7 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 		return resp, out
 	}
 
-	if err := b.bodies.Acquire(context.Background(), b.bodiesSize); err != nil { // the budget is taken
+	if err := b.bodies.take(context.Background(), b.bodies.size, "", 0); err != nil { // the budget is taken
 		t.Fatal(err)
 	}
 	resp, out := post()
@@ -259,12 +259,14 @@ func TestBudgetWaitsThenErrs(t *testing.T) {
 	done := make(chan *http.Response)
 	go func() { r, _ := post(); done <- r }()
 	time.Sleep(100 * time.Millisecond) // the request now waits for room
-	b.bodies.Release(b.bodiesSize)
+	b.bodies.give(b.bodies.size, "", 0)
 	if r := <-done; r.StatusCode != http.StatusOK {
 		t.Errorf("answer %s once room was made, want 200", r.Status)
 	}
-	if !b.bodies.TryAcquire(b.bodiesSize) || !b.decisions.TryAcquire(b.size-b.bodiesSize) {
-		t.Errorf("the requests did not give their share back")
+	time.Sleep(100 * time.Millisecond) // the handlers return after their answers are read
+	if b.bodies.free != b.bodies.size || b.decisions.free != b.decisions.size || len(b.bodies.held) != 0 {
+		t.Errorf("the requests did not give their share back: %d of %d, %d of %d free, %d clients hold some",
+			b.bodies.free, b.bodies.size, b.decisions.free, b.decisions.size, len(b.bodies.held))
 	}
 }
 
@@ -329,16 +331,13 @@ func FuzzJSONLen(f *testing.F) {
 	})
 }
 
-// TestSlowSenderHoldsOnlyItsBody: a sender that stalls holds the budget for its body, not the
-// memory of deciding it, so that a large review behind it is still decided. (Two decision shares
-// of a 6 MiB review do not fit the default budget at once.)
+// TestSlowSenderHoldsOnlyItsBody: a sender that stalls holds the budget for what it has sent, not
+// for the size it declared nor the memory of deciding it, so that a large review behind it is
+// still decided.
 func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
 	b, err := NewBudget(DefaultMemoryLimit)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if 2*reviewCost(6<<20) <= b.Size() {
-		t.Fatalf("the budget holds two 6 MiB reviews: the test shows nothing")
 	}
 	srv := httptest.NewServer(NewBoundedHTTPHandler(NewValidator(rules.DefaultConfig()), b))
 	defer srv.Close()
@@ -357,6 +356,12 @@ func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
 		}
 	}()
 	time.Sleep(200 * time.Millisecond) // the stalled request has taken its share
+	b.bodies.mu.Lock()
+	held := b.bodies.size - b.bodies.free
+	b.bodies.mu.Unlock()
+	if held > 2<<20+bodyChunk {
+		t.Errorf("a sender stalled after 1 MiB of a declared 6 MiB holds %d bytes of the budget", held)
+	}
 
 	resp, err := http.Post(srv.URL+"/validate?timeout=5s", "application/json", bytes.NewReader(large))
 	if err != nil {

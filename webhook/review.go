@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -92,8 +93,19 @@ type unversionedReview struct {
 
 var _ runtime.Object = &unversionedReview{}
 
+// maxUIDBytes bounds request.uid, which every answer echoes: a UID is a UUID (36 bytes) in
+// every API server; the bound leaves room for other spellings, not for megabytes.
+const maxUIDBytes = 128
+
+// The bounds of draining a body that was answered before it was read (drain).
+const (
+	maxDrainBytes = 2 * maxReviewBytes
+	drainTime     = 2 * time.Second
+)
+
 func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	deadline := time.Now().Add(requestTimeout(req))
+	timeout := requestTimeout(req)
+	deadline := time.Now().Add(timeout)
 	ctx, cancel := context.WithDeadline(req.Context(), deadline)
 	defer cancel()
 	rc := http.NewResponseController(w)
@@ -109,10 +121,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer req.Body.Close()
 	n := req.ContentLength
 	if n > maxReviewBytes {
-		_ = rc.EnableFullDuplex()
-		writeReview(w, admission.Errored(http.StatusRequestEntityTooLarge,
-			fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)), nil)
-		drain(rc, req.Body, deadline)
+		tooLarge(w, rc, req.Body, n)
 		return
 	}
 	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
@@ -120,24 +129,21 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			fmt.Errorf("contentType=%s, expected application/json", boundString(ct, 64))), nil)
 		return
 	}
-	held := int64(maxReviewBytes) // a body of unknown length may be as large as allowed
-	if n >= 0 {
-		held = n
-	}
-	if err := r.budget.acquireBody(ctx, held, deadline); err != nil {
-		r.busy(ctx, w, rc, req, n, deadline)
-		return
-	}
-	defer func() { r.budget.releaseBody(held) }()
-
-	b := bodies.Get().(*body)
-	defer func() { b.release() }()
-	raw, err := b.read(req.Body, n)
+	client := clientAddress(req)
+	b := &body{}
+	defer func() { b.release(r.budget, client) }()
+	raw, err := b.read(ctx, r.budget, client, rc, req.Body, n, deadline)
 	if err != nil {
-		code := int32(http.StatusBadRequest)
+		var code int32 = http.StatusBadRequest
 		switch {
 		case errors.Is(err, errTooLarge):
-			code = http.StatusRequestEntityTooLarge
+			tooLarge(w, rc, req.Body, n)
+			return
+		case errors.Is(err, errNoBudget):
+			r.busy(ctx, w, rc, req, n)
+			return
+		case errors.Is(err, errTooSlow):
+			code = http.StatusRequestTimeout
 		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 			code = http.StatusRequestTimeout
 			err = fmt.Errorf("reading request body: not complete by the request's deadline: %w", err)
@@ -145,18 +151,15 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeReview(w, admission.Errored(code, err), nil)
 		return
 	}
-	if size := int64(len(raw)); size < held { // now the size is known: give back the rest
-		r.budget.releaseBody(held - size)
-		held = size
-	}
 	// Only a complete body takes the memory of its decision, for the short time it is decided:
-	// a slow sender holds no more than the size of its body.
-	cost := decisionCost(int64(len(raw)))
-	if err := r.budget.acquireDecision(ctx, cost, deadline); err != nil {
-		r.busy(ctx, w, rc, req, int64(len(raw)), deadline)
+	// a slow sender holds no more than what it has sent. The cost follows the number of values
+	// as much as the bytes (decisionCost).
+	cost := decisionCost(int64(len(raw)), countNodes(raw))
+	if err := r.budget.takeDecision(ctx, cost, deadline); err != nil {
+		r.busy(ctx, w, rc, req, int64(len(raw)))
 		return
 	}
-	defer r.budget.releaseDecision(cost)
+	defer r.budget.giveDecision(cost)
 
 	if err := checkReviewType(raw); err != nil {
 		count(kindOfBrokenRequests, "", decisionError, "")
@@ -168,39 +171,76 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
 	_, gvk, err := reviewDecoder.Decode(raw, nil, &ar)
-	b.release() // the request holds copies of the objects; the body is no longer needed
-	b = nil
+	b.drop() // the request holds copies of the objects; the body is no longer needed
 	if err != nil {
 		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
 		return
 	}
-	if ctx.Err() != nil { // nobody waits for the answer any more
-		resp := admission.Errored(http.StatusGatewayTimeout, fmt.Errorf("deadline passed before the review was decided: %w", ctx.Err()))
-		resp.UID = areq.UID
-		writeReview(w, resp, gvk)
+	if len(areq.UID) > maxUIDBytes {
+		// Every answer echoes the uid: refuse it without one.
+		count(kindOfBrokenRequests, "", decisionError, "")
+		writeReview(w, admission.Errored(http.StatusBadRequest,
+			fmt.Errorf("request.uid is %d bytes, more than the %d a UID may have", len(areq.UID), maxUIDBytes)), gvk)
 		return
 	}
-	resp := r.wh.Handle(ctx, areq)
+	// The decision ends a little before the deadline, so that its answer, a 504 when it could
+	// not finish, still arrives in time.
+	dctx, dcancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
+	defer dcancel()
+	var resp admission.Response
+	if dctx.Err() != nil { // nobody waits for the answer any more
+		resp = deadlinePassed(dctx.Err())
+		resp.UID = areq.UID
+	} else {
+		resp = r.wh.Handle(dctx, areq)
+	}
+	if time.Now().After(deadline) {
+		// The API server has given up; an answer written now could be cut by the write
+		// deadline in the middle of a TLS record. Close the connection instead.
+		logf.FromContext(ctx).Info("answer ready after the request's deadline: closing the connection", "uid", string(areq.UID))
+		panic(http.ErrAbortHandler)
+	}
 	writeReview(w, resp, gvk)
 }
 
+// clientAddress is the address a request came from, without its port.
+func clientAddress(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
+}
+
+// tooLarge answers a body of n bytes (-1: unknown), larger than maxReviewBytes, with a 413 and
+// closes the connection once the client has sent it (drain).
+func tooLarge(w http.ResponseWriter, rc *http.ResponseController, body io.Reader, n int64) {
+	_ = rc.EnableFullDuplex()
+	w.Header().Set("Connection", "close")
+	writeReview(w, admission.Errored(http.StatusRequestEntityTooLarge,
+		fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)), nil)
+	drain(rc, body)
+}
+
 // busy answers a request the budget had no room for before its deadline.
-func (r *reviewHandler) busy(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, req *http.Request, n int64, deadline time.Time) {
+func (r *reviewHandler) busy(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, req *http.Request, n int64) {
 	logf.FromContext(ctx).Info("no memory budget before the deadline", "bytes", n, "budget", r.budget.Size())
 	_ = rc.EnableFullDuplex()
+	w.Header().Set("Connection", "close")
 	writeStatus(w, http.StatusTooManyRequests, fmt.Sprintf(
 		"the kriguard webhook has no memory left for a %d-byte review before the request's deadline: too many large reviews at once (docs/limits.md)", n))
-	drain(rc, req.Body, deadline)
+	drain(rc, req.Body)
 }
 
 // drain reads and drops what is left of a body that was answered before it was read (the
-// request in full-duplex mode), until deadline, so that the client, still sending it, gets to
-// read the answer: a connection closed with unread data is reset, and the answer lost with it.
-// It holds no more than a small buffer.
-func drain(rc *http.ResponseController, body io.Reader, deadline time.Time) {
+// request in full-duplex mode, the answer saying Connection: close), so that the client, still
+// sending it, gets to read the answer: a connection closed with unread data is reset, and the
+// answer lost with it. It reads at most maxDrainBytes for at most drainTime, through a small
+// buffer; a client that sends more, or slower, is reset.
+func drain(rc *http.ResponseController, body io.Reader) {
 	_ = rc.Flush()
-	_ = rc.SetReadDeadline(deadline.Add(500 * time.Millisecond))
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxReviewBytes))
+	_ = rc.SetReadDeadline(time.Now().Add(drainTime))
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrainBytes))
 }
 
 // requestTimeout is the time the API server gives the request: its ?timeout= parameter, bounded
@@ -226,42 +266,101 @@ func isTimeout(err error) bool {
 	return errors.As(err, &t) && t.Timeout()
 }
 
-var errTooLarge = fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)
+var (
+	errTooLarge = fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewBytes)
+	errTooSlow  = fmt.Errorf("reading request body: slower than %d bytes per second", minBodyRate)
+	errNoBudget = errors.New("no memory budget for the body before the deadline")
+)
 
-// body is the buffer a request body is read into, once. Small ones are kept in a pool: reading
-// every review into a fresh, repeatedly grown slice was a good part of the cost of a request.
+// body is the buffer a request body is read into, once, and the budget it holds. The first
+// buffer, of bodyChunk bytes, comes from a pool: reading every review into a fresh, repeatedly
+// grown slice was a good part of the cost of a request.
 type body struct {
-	buf bytes.Buffer
+	buf  []byte
+	held int64
 }
 
-var bodies = sync.Pool{New: func() any { return new(body) }}
+var chunks = sync.Pool{New: func() any { b := make([]byte, 0, bodyChunk); return &b }}
 
-// maxPooledBody bounds the buffers kept: a rare large review should not pin its memory.
-const maxPooledBody = 64 << 10
-
-// read reads the body of a request of n bytes (-1: unknown) into b, refusing more than
-// maxReviewBytes. A known length is read into a buffer of exactly that size.
-func (b *body) read(r io.Reader, n int64) ([]byte, error) {
-	if n > 0 {
-		// Room for the body and the end-of-file read, so that reading never grows the buffer.
-		b.buf.Grow(int(n) + bytes.MinRead)
+// read reads a body of n bytes (-1: unknown) into b, refusing more than maxReviewBytes. It takes
+// the budget for its buffer as the body arrives, before the buffer grows (growBody), and cuts a
+// sender that falls below minBodyRate after bodyGrace, or is not done by deadline.
+func (b *body) read(ctx context.Context, budget *Budget, client string, rc *http.ResponseController, r io.Reader, n int64, deadline time.Time) ([]byte, error) {
+	start := time.Now()
+	limit := int64(maxReviewBytes + 1) // the byte past the limit tells a body too large
+	if n >= 0 {
+		limit = n + 1 // and the read that finds the end
 	}
-	_, err := b.buf.ReadFrom(io.LimitReader(r, maxReviewBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading request body: %w", err)
+	for {
+		if len(b.buf) == cap(b.buf) {
+			if err := b.grow(ctx, budget, client, limit, deadline); err != nil {
+				return nil, err
+			}
+		}
+		// The body must keep arriving at minBodyRate: each byte buys time.
+		floor := start.Add(bodyGrace + time.Duration(int64(len(b.buf))*int64(time.Second)/minBodyRate))
+		if floor.Before(deadline) {
+			_ = rc.SetReadDeadline(floor)
+		} else {
+			_ = rc.SetReadDeadline(deadline)
+		}
+		m, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
+		b.buf = b.buf[:len(b.buf)+m]
+		if len(b.buf) > maxReviewBytes {
+			return nil, errTooLarge
+		}
+		switch {
+		case err == io.EOF:
+			_ = rc.SetReadDeadline(deadline)
+			return b.buf, nil
+		case err != nil && isTimeout(err) && floor.Before(deadline) && time.Now().Before(deadline):
+			return nil, errTooSlow
+		case err != nil:
+			return nil, fmt.Errorf("reading request body: %w", err)
+		}
 	}
-	if b.buf.Len() > maxReviewBytes {
-		return nil, errTooLarge
-	}
-	return b.buf.Bytes(), nil
 }
 
-func (b *body) release() {
-	if b == nil || b.buf.Cap() > maxPooledBody {
-		return
+// grow makes room for more of the body: bodyChunk from the pool first, then twice the buffer, at
+// most limit. The budget for the new buffer is taken before it is made; the old one's is given
+// back once it is copied.
+func (b *body) grow(ctx context.Context, budget *Budget, client string, limit int64, deadline time.Time) error {
+	size := int64(bodyChunk)
+	if b.buf != nil {
+		size = min(2*int64(cap(b.buf)), max(limit, int64(cap(b.buf))+1))
 	}
-	b.buf.Reset()
-	bodies.Put(b)
+	if err := budget.takeBody(ctx, size, client, deadline); err != nil {
+		return fmt.Errorf("%w: %w", errNoBudget, err)
+	}
+	b.held += size
+	if b.buf == nil {
+		b.buf = (*chunks.Get().(*[]byte))[:0]
+		return nil
+	}
+	old := int64(cap(b.buf))
+	buf := append(make([]byte, 0, size), b.buf...)
+	b.drop()
+	b.buf = buf
+	budget.giveBody(old, client)
+	b.held -= old
+	return nil
+}
+
+// drop drops the buffer, which goes back to the pool when it is the first one. The budget is
+// still held: what is decoded from the body stands in for it.
+func (b *body) drop() {
+	if cap(b.buf) == bodyChunk {
+		buf := b.buf[:0]
+		chunks.Put(&buf)
+	}
+	b.buf = nil
+}
+
+// release drops the buffer and gives back the budget it held.
+func (b *body) release(budget *Budget, client string) {
+	b.drop()
+	budget.giveBody(b.held, client)
+	b.held = 0
 }
 
 // writeReview writes resp as an AdmissionReview of version gvk (v1 when nil), within
