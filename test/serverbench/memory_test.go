@@ -61,7 +61,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 
 // buildWebhook builds cmd/webhook into a temporary folder, unless KRIGUARD_WEBHOOK_BINARY names a
 // prebuilt binary to measure instead.
-func buildWebhook(b *testing.B) string {
+func buildWebhook(b testing.TB) string {
 	b.Helper()
 	if bin := os.Getenv("KRIGUARD_WEBHOOK_BINARY"); bin != "" {
 		return bin
@@ -148,7 +148,7 @@ type process struct {
 	done   chan struct{}
 }
 
-func start(b *testing.B, bin string, args ...string) *process {
+func start(b testing.TB, bin string, args ...string) *process {
 	b.Helper()
 	p := &process{cmd: exec.Command(bin, args...), output: &webhookenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
@@ -170,7 +170,7 @@ func (p *process) stop() {
 	}
 }
 
-func (p *process) waitReady(b *testing.B, readyz string) {
+func (p *process) waitReady(b testing.TB, readyz string) {
 	b.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -221,7 +221,7 @@ func vmRSS(pid int) (float64, error) {
 }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
-func freePorts(b *testing.B, n int) []int {
+func freePorts(b testing.TB, n int) []int {
 	b.Helper()
 	var ls []net.Listener
 	defer func() {
@@ -243,7 +243,7 @@ func freePorts(b *testing.B, n int) []int {
 
 // unreachableKubeconfig writes a kubeconfig whose API server (127.0.0.1:port) nobody serves, for runs of
 // the binary with external certificates that never need the API server, and returns its path.
-func unreachableKubeconfig(b *testing.B, dir string, port int) string {
+func unreachableKubeconfig(b testing.TB, dir string, port int) string {
 	b.Helper()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
