@@ -146,11 +146,6 @@ type partialObject struct {
 	Status     span         `json:"status"`
 }
 
-// specOnly reads the spec of an object, left raw.
-type specOnly struct {
-	Spec span `json:"spec"`
-}
-
 // mayHoldSections returns spec when it may hold a "sectionName" member, else nil. An escaped key
 // may spell it.
 func mayHoldSections(spec span) []byte {
@@ -208,8 +203,6 @@ type metaMap struct {
 	m   map[string]string
 	set bool
 }
-
-var null = []byte("null")
 
 func (m *metaMap) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || b[0] != '{' {
