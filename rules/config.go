@@ -73,6 +73,10 @@ type Config struct {
 	registry   *naming.Registry
 	guards     map[schema.GroupKind]*guard
 	requesters []*requester
+	// release is the Kuma release this Config judges against; byRelease holds a Config per known
+	// release, keyed by its name, alike but for the registry (forRelease).
+	release   naming.Release
+	byRelease map[string]*Config
 }
 
 // NoOverride is what the webhook's decision metric says when no requester override applied; no
@@ -247,7 +251,7 @@ func buildConfig(c *Config) (*Config, error) {
 	requesters, rerrs := buildRequesters(c.Requesters)
 	errs = append(errs, rerrs...)
 
-	reg := naming.DefaultRegistry().Clone()
+	reg := naming.DefaultRelease.Registry().Clone()
 	for i, t := range c.Types {
 		p := field.NewPath("types").Index(i)
 		rt, terrs := resourceType(t.Kind, t.ShortName, t.Scope, p, true)
@@ -290,6 +294,31 @@ func buildConfig(c *Config) (*Config, error) {
 		return nil, errs.ToAggregate()
 	}
 
+	// Each other release's registry: its own kinds, and the types the file adds to the default
+	// release's, reported again when they clash with that release's kinds.
+	var added []naming.ResourceType
+	for _, t := range reg.Types() {
+		if _, known := naming.DefaultRelease.Registry().ByKind(t.Kind); !known {
+			added = append(added, t)
+		}
+	}
+	others := map[naming.Release]*naming.Registry{}
+	for _, rel := range naming.Releases() {
+		if rel == naming.DefaultRelease {
+			continue
+		}
+		rr := rel.Registry().Clone()
+		for _, t := range added {
+			if err := rr.Register(t); err != nil {
+				errs = append(errs, field.Invalid(field.NewPath("types"), t.Kind, fmt.Sprintf("Kuma %s: %v", rel, err)))
+			}
+		}
+		others[rel] = rr
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+
 	c.registry = reg
 	c.requesters = requesters
 	c.guards = make(map[schema.GroupKind]*guard, len(order))
@@ -310,6 +339,13 @@ func buildConfig(c *Config) (*Config, error) {
 		c.Kinds = append(c.Kinds, k)
 	}
 	c.DefaultEnforcement = defaultEnforcement
+	c.release = naming.DefaultRelease
+	c.byRelease = map[string]*Config{c.release.String(): c}
+	for rel, rr := range others {
+		cp := *c
+		cp.registry, cp.release = rr, rel
+		c.byRelease[rel.String()] = &cp
+	}
 	return c, nil
 }
 

@@ -132,7 +132,8 @@ func (d *Decision) Findings() []Finding {
 // own error when ctx is done before the decision is; the Decision then still says how the request
 // was enforced.
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
-	g, ok := c.guards[r.Kind]
+	c = c.forRelease(r.Release)
+	g, ok := c.guardFor(r.Kind)
 	if !ok {
 		return Decision{}, nil
 	}
@@ -173,7 +174,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		}
 		w.setOld(old.rawSpec)
 	}
-	kri, valid, before, after, notes := c.checkWith(g, obj, w)
+	kri, valid, before, after, notes := c.checkFor(g, obj, w, &r)
 	if w.err != nil {
 		return d, w.err
 	}
@@ -182,7 +183,9 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	if old != nil {
 		// The problems of spec's target references were compared with the old object's by the
 		// walk; the others are compared here.
-		_, _, oldBefore, oldAfter, _ := c.checkWith(g, old, nil)
+		oldReq := r
+		oldReq.Object = r.OldObject
+		_, _, oldBefore, oldAfter, _ := c.checkFor(g, old, nil, &oldReq)
 		oldErrs := slices.Concat(oldBefore, oldAfter)
 		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old)
 		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
@@ -242,11 +245,12 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 		subject = &cp
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
-	kri, valid, before, after, notes := c.checkWith(g, subject, w)
+	kri, valid, before, after, notes := c.checkFor(g, subject, w, &r)
 	if w.err != nil {
 		return d, w.err
 	}
-	return d.with(g, kri, valid, slices.Concat(before, w.errs, after), nil, notes), nil
+	refErrs, refNotes := c.refsFor(g, subject, r.Object)
+	return d.with(g, kri, valid, slices.Concat(before, w.errs, refErrs, after), nil, slices.Concat(notes, refNotes)), nil
 }
 
 // with returns d with the findings of a check, bounded, and the outcome they lead to.

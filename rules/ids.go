@@ -21,6 +21,24 @@ const (
 	// RuleOriginKRI: status.origin.kri is a valid KRI.
 	RuleOriginKRI Rule = "kuma/origin-kri"
 
+	// The rules of a Kuma release (naming.Release): what it refuses or silently changes.
+
+	// RuleRemovedKind: the object's kind is one the release removed.
+	RuleRemovedKind Rule = "kuma/removed-kind"
+	// RuleReleaseName: the name is an RFC 1035 label where the release demands one.
+	RuleReleaseName Rule = "kuma/release-name"
+	// RuleMeshOwnerReference: an ownerReference to a Mesh names the object's own mesh.
+	RuleMeshOwnerReference Rule = "kuma/mesh-owner-reference"
+	// RuleRefByName: a targetRef or backendRef selects by labels where the release demands it.
+	RuleRefByName Rule = "kuma/ref-by-name"
+	// RuleRemovedRefKind: a targetRef kind is one the release removed.
+	RuleRemovedRefKind Rule = "kuma/removed-ref-kind"
+	// RuleDataplaneRefByName: a top-level Dataplane targetRef by name, which the release turns
+	// into one selecting every Dataplane (a note).
+	RuleDataplaneRefByName Rule = "kuma/dataplane-ref-by-name"
+	// RuleOverwrittenKey: a label or annotation the release's control plane overwrites (a note).
+	RuleOverwrittenKey Rule = "kuma/overwritten-key"
+
 	// RuleKongRouteName and the other Kong rules: a generated name has the shape Kong's operator
 	// gives that kind and agrees with the object's own references.
 	RuleKongRouteName         Rule = "kong/route-name"
@@ -34,7 +52,9 @@ const (
 // Rules returns every rule id, in the order of docs/rules.md.
 func Rules() []Rule {
 	return []Rule{RuleKRI, RuleDisplayNameLabel, RuleSectionName, RuleSNI, RuleProxyPatchKRI,
-		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleKongRouteName, RuleKongServiceName,
+		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleRemovedKind, RuleReleaseName,
+		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
+		RuleKongRouteName, RuleKongServiceName,
 		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName}
 }
 

@@ -1,0 +1,256 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// The rules a Kuma release adds to the naming rules: what it refuses, or silently changes, that an
+// earlier release admitted. Each reads its facts from the naming.Release it is given
+// (docs/releases.md, docs/rules.md); none compares versions.
+
+var (
+	kindPath             = field.NewPath("kind")
+	ownerReferencesPath  = field.NewPath("metadata", "ownerReferences")
+	ownerReferencesKey   = []byte(`"ownerReferences"`)
+	refKeys              = [][]byte{[]byte(`"targetRef"`), []byte(`"backendRefs"`), []byte(`"backendRef"`)}
+	meshOwnerAPIVersions = KumaGroup + "/"
+)
+
+// forRelease returns the Config that judges against rel: c with rel's registry (its kinds and the
+// configured types).
+func (c *Config) forRelease(rel naming.Release) *Config {
+	if rc, ok := c.byRelease[rel.String()]; ok {
+		return rc
+	}
+	return c
+}
+
+// guardFor returns the guard of gk: its configured one, or for a Kuma kind c.release removed and
+// the configuration does not guard (the legacy policies, MeshGatewayInstance, …), one under the
+// default enforcement, so that such an object is refused as removed.
+func (c *Config) guardFor(gk schema.GroupKind) (*guard, bool) {
+	if g, ok := c.guards[gk]; ok {
+		return g, true
+	}
+	if _, removed := c.release.Removed(gk.Kind); gk.Group == KumaGroup && removed {
+		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true}, true
+	}
+	return nil, false
+}
+
+// Judges reports whether Decide judges objects of gk under rel: gk is guarded, or a Kuma kind rel
+// removed.
+func (c *Config) Judges(gk schema.GroupKind, rel naming.Release) bool {
+	_, ok := c.forRelease(rel).guardFor(gk)
+	return ok
+}
+
+// checkFor is checkWith under the release of c, for the request r: a kind c.release removed is
+// refused as such and nothing else is looked at; otherwise the release's own rules follow the
+// naming rules.
+func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri naming.KRI, valid bool, before, after, notes field.ErrorList) {
+	rel := c.release
+	if g.kri && g.gk.Group == KumaGroup {
+		if note, removed := rel.Removed(g.gk.Kind); removed {
+			e := field.Invalid(kindPath, g.gk.Kind, fmt.Sprintf("removed in Kuma %s: %s", rel, note))
+			return naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil
+		}
+	}
+	kri, valid, before, after, notes = c.checkWith(g, obj, w)
+	if !g.kri || g.gk.Group != KumaGroup {
+		return kri, valid, before, after, notes
+	}
+	n := len(before)
+	before = append(before, rel.ValidateName(g.gk.Kind, rel.ValidatedName(obj), namePath)...)
+	// Only the RFC 1035 rule is the release's own: the 63 characters 2.14 holds two kinds to are
+	// left to their KRI rule, as before releases were known.
+	if !rel.RFC1035Name(g.gk.Kind) {
+		before = before[:n]
+	}
+	tag(before, n, RuleReleaseName)
+	privileged := r.User == KumaControlPlaneUser
+	if rel.ChecksMeshOwnerReference() && !privileged {
+		n = len(before)
+		before = tag(c.meshOwnerReferences(g, kri, r.Object, before), n, RuleMeshOwnerReference)
+	}
+	if !privileged {
+		n = len(notes)
+		notes = tag(overwritten(rel, obj, notes), n, RuleOverwrittenKey)
+	}
+	return kri, valid, before, after, notes
+}
+
+// meshOwnerReferences reports each ownerReference of raw, an object of a mesh-scoped kind, to a
+// kuma.io Mesh that is not the object's mesh: Kuma 3.0's validating webhook refuses it
+// (docs/releases.md, "Mesh ownerReference"). References of another group are left alone, as Kuma
+// leaves them.
+func (c *Config) meshOwnerReferences(g *guard, kri naming.KRI, raw []byte, errs field.ErrorList) field.ErrorList {
+	if rt, ok := c.registry.ByKind(g.gk.Kind); !ok || rt.Scope != naming.ScopeMesh || kri.Mesh == "" {
+		return errs
+	}
+	if !bytes.Contains(raw, ownerReferencesKey) {
+		return errs
+	}
+	var o struct {
+		Metadata struct {
+			OwnerReferences []struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Name       string `json:"name"`
+			} `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &o); err != nil {
+		return errs // decodeObject has read raw: only a field of the wrong type ends here
+	}
+	for i, ref := range o.Metadata.OwnerReferences {
+		if ref.Kind != "Mesh" || !strings.HasPrefix(ref.APIVersion, meshOwnerAPIVersions) || ref.Name == kri.Mesh {
+			continue
+		}
+		errs = append(errs, field.Invalid(ownerReferencesPath.Index(i).Child("name"), ref.Name,
+			fmt.Sprintf("must be the same as the mesh of the resource %q: Kuma %s refuses an owner Mesh of another mesh", kri.Mesh, c.release)))
+	}
+	return errs
+}
+
+// overwritten notes each key of rel.Overwritten that the object sets to a value the control plane
+// replaces: the kuma.io/display-name annotation when it is not metadata.name (which rel writes
+// there), the kuma.io/origin label whatever it holds.
+func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field.ErrorList {
+	for _, key := range rel.Overwritten() {
+		switch key {
+		case naming.AnnotationDisplayName:
+			if v, ok := obj.annotations[key]; ok && v != obj.name {
+				notes = append(notes, field.Invalid(naming.AnnotationPath(key), v,
+					fmt.Sprintf("Kuma %s overwrites it with metadata.name %q: the object's KRI and display name are %q", rel, obj.name, obj.name)))
+			}
+		default:
+			if v, ok := obj.labels[key]; ok {
+				notes = append(notes, field.Invalid(naming.LabelPath(key), v,
+					fmt.Sprintf("Kuma %s's control plane sets this label itself, whatever it holds", rel)))
+			}
+		}
+	}
+	return notes
+}
+
+// refsFor reports, for a release whose references select by labels only, every targetRef and
+// backendRef of raw's spec that still selects by name or namespace, or by a kind the release
+// removed. The API server of such a release prunes name and namespace (or refuses them) before
+// any webhook sees the object, so these are found where nothing pruned them: the objects that
+// check and audit read (docs/releases.md, "targetRef and backendRef forms").
+//
+// A reference by name is an error that gives the labels replacing it, but for a top-level
+// targetRef of kind Dataplane, which the release admits once pruned and which then selects every
+// Dataplane: a note. Kind Mesh takes no name in any release, and a Dataplane's own spec keeps
+// its by-name outbound references: both are left alone, as kriguard fix leaves them.
+func (c *Config) refsFor(g *guard, obj *admitted, raw []byte) (errs, notes field.ErrorList) {
+	rel := c.release
+	if !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
+		return nil, nil
+	}
+	found := false
+	for _, k := range refKeys {
+		found = found || bytes.Contains(raw, k)
+	}
+	if !found {
+		return nil, nil
+	}
+	var o struct {
+		Spec any `json:"spec"`
+	}
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &o); err != nil {
+		return nil, nil
+	}
+	ns := obj.labels[naming.LabelNamespace]
+	if ns == "" {
+		ns = obj.namespace
+	}
+	rw := refsWalk{rel: rel, namespace: ns}
+	rw.walk(o.Spec, specPath, true)
+	return rw.errs, rw.notes
+}
+
+// refsWalk collects the by-name and removed-kind references of a decoded spec.
+type refsWalk struct {
+	rel         naming.Release
+	namespace   string
+	errs, notes field.ErrorList
+}
+
+func (w *refsWalk) walk(v any, p *field.Path, top bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		// Sorted, so that the problems come out in a stable order.
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			c := t[k]
+			cp := p.Child(k)
+			switch k {
+			case "targetRef", "backendRef":
+				if ref, ok := c.(map[string]any); ok {
+					w.ref(ref, cp, top && k == "targetRef")
+				}
+			case "backendRefs":
+				if refs, ok := c.([]any); ok {
+					for i, r := range refs {
+						if ref, ok := r.(map[string]any); ok {
+							w.ref(ref, cp.Index(i), false)
+						}
+					}
+				}
+			}
+			w.walk(c, cp, false)
+		}
+	case []any:
+		for i, c := range t {
+			w.walk(c, p.Index(i), false)
+		}
+	}
+}
+
+// ref checks one reference at p; top says it is the policy's top-level targetRef.
+func (w *refsWalk) ref(ref map[string]any, p *field.Path, top bool) {
+	kind, _ := ref["kind"].(string)
+	if note, ok := w.rel.RemovedTargetRefKind(kind); ok {
+		w.errs = append(w.errs, tag(field.ErrorList{field.Invalid(p.Child("kind"), kind,
+			fmt.Sprintf("Kuma %s removed the targetRef kind %s: %s", w.rel, kind, note))}, 0, RuleRemovedRefKind)...)
+		return
+	}
+	name, hasName := ref["name"]
+	namespace, hasNS := ref["namespace"]
+	if kind == "Mesh" || !hasName && !hasNS {
+		return
+	}
+	labels := w.labels(name, namespace, hasNS)
+	if top && kind == "Dataplane" {
+		w.notes = append(w.notes, tag(field.ErrorList{field.Invalid(p, name,
+			fmt.Sprintf("Kuma %s drops name and namespace here and then selects every Dataplane: select with labels %s", w.rel, labels))}, 0, RuleDataplaneRefByName)...)
+		return
+	}
+	w.errs = append(w.errs, tag(field.ErrorList{field.Invalid(p, name,
+		fmt.Sprintf("Kuma %s selects by labels only: replace name and namespace with labels %s", w.rel, labels))}, 0, RuleRefByName)...)
+}
+
+// labels words the labels that select what name and namespace select.
+func (w *refsWalk) labels(name, namespace any, hasNS bool) string {
+	ns, _ := namespace.(string)
+	if !hasNS || ns == "" {
+		ns = w.namespace
+	}
+	n, _ := name.(string)
+	s := fmt.Sprintf("{%s: %q", naming.AnnotationDisplayName, n)
+	if ns != "" {
+		s += fmt.Sprintf(", %s: %q", naming.LabelNamespace, ns)
+	}
+	return s + "}"
+}

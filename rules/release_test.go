@@ -1,0 +1,139 @@
+package rules
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// TestReleaseRules: each object judged under both releases, the rules of each release from its
+// facts (docs/releases.md): 2.14 finds none of them, 3.0 what it refuses or silently changes, and
+// neither what 3.0 admits unchanged.
+func TestReleaseRules(t *testing.T) {
+	obj := func(kind, meta, rest string) []byte {
+		return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"namespace":"kuma-demo",` + meta + `}` + rest + `}`)
+	}
+	const mesh = `"labels":{"kuma.io/mesh":"m1"}`
+	owner := func(apiVersion, name string) string {
+		return `,"ownerReferences":[{"apiVersion":"` + apiVersion + `","kind":"Mesh","name":"` + name + `","uid":"u"}]`
+	}
+	tests := []struct {
+		name, kind string
+		raw        []byte
+		user       string
+		// want are the rules found on 3.0 (on 2.14: none of the release rules); inMessage is a
+		// text the first finding's message holds.
+		want      []Rule
+		inMessage string
+	}{
+		{name: "MeshGateway removed", kind: "MeshGateway", raw: obj("MeshGateway", `"name":"gw"`, `,"mesh":"default"`),
+			want: []Rule{RuleRemovedKind}, inMessage: "removed in Kuma 3.0: the built-in gateway is gone"},
+		{name: "ZoneIngress removed", kind: "ZoneIngress", raw: obj("ZoneIngress", `"name":"zi"`, ""), want: []Rule{RuleRemovedKind}},
+		{name: "ZoneEgress removed", kind: "ZoneEgress", raw: obj("ZoneEgress", `"name":"ze"`, ""), want: []Rule{RuleRemovedKind}},
+		{name: "legacy policy removed", kind: "TrafficRoute", raw: obj("TrafficRoute", `"name":"tr"`, `,"mesh":"default"`),
+			want: []Rule{RuleRemovedKind}, inMessage: "superseded by the Mesh* policies"},
+		{name: "MeshGatewayInstance removed", kind: "MeshGatewayInstance", raw: obj("MeshGatewayInstance", `"name":"gwi"`, ""), want: []Rule{RuleRemovedKind}},
+		{name: "RFC 1035 MeshService", kind: "MeshService", raw: obj("MeshService", `"name":"1svc",`+mesh, ""),
+			want: []Rule{RuleReleaseName}, inMessage: "RFC 1035"},
+		{name: "RFC 1035 Mesh with a dot", kind: "Mesh", raw: []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","metadata":{"name":"mesh.a"}}`),
+			want: []Rule{RuleReleaseName}},
+		{name: "RFC 1035 on metadata.name, not the annotation", kind: "MeshService",
+			raw:  obj("MeshService", `"name":"svc.v1",`+mesh+`,"annotations":{"kuma.io/display-name":"svc"}`, ""),
+			want: []Rule{RuleReleaseName, RuleOverwrittenKey}},
+		{name: "policies are not held to RFC 1035", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"1timeout",`+mesh, "")},
+		{name: "owner Mesh of another mesh", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh+owner("kuma.io/v1alpha1", "m2"), ""),
+			want: []Rule{RuleMeshOwnerReference}, inMessage: `must be the same as the mesh of the resource "m1"`},
+		{name: "owner Mesh of the object's mesh", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh+owner("kuma.io/v1alpha1", "m1"), "")},
+		{name: "owner Mesh of another group", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh+owner("example.com/v1", "m2"), "")},
+		{name: "owner Mesh written by the control plane", kind: "MeshTimeout", user: KumaControlPlaneUser,
+			raw: obj("MeshTimeout", `"name":"t",`+mesh+owner("kuma.io/v1alpha1", "m2"), "")},
+		{name: "to[] by name", kind: "MeshTimeout",
+			raw:  obj("MeshTimeout", `"name":"t",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"backend","sectionName":"http"}}]}`),
+			want: []Rule{RuleRefByName}, inMessage: `labels {kuma.io/display-name: "backend", k8s.kuma.io/namespace: "kuma-demo"}`},
+		{name: "backendRefs and requestMirror by name", kind: "MeshHTTPRoute",
+			raw: obj("MeshHTTPRoute", `"name":"r",`+mesh, `,"spec":{"targetRef":{"kind":"Mesh"},"to":[{"targetRef":{"kind":"MeshService","labels":{"a":"b"}},"rules":[{"default":{`+
+				`"backendRefs":[{"kind":"MeshService","name":"v1","namespace":"other","port":80}],`+
+				`"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"kind":"MeshService","name":"v2"}}}]}}]}]}`),
+			want: []Rule{RuleRefByName, RuleRefByName}, inMessage: `k8s.kuma.io/namespace: "other"`},
+		{name: "by labels", kind: "MeshTimeout",
+			raw: obj("MeshTimeout", `"name":"t",`+mesh, `,"spec":{"targetRef":{"kind":"Dataplane","labels":{"app":"a"}},"to":[{"targetRef":{"kind":"MeshService","labels":{"kuma.io/display-name":"b"}}}]}`)},
+		{name: "kind Mesh keeps no name", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh, `,"spec":{"targetRef":{"kind":"Mesh","name":"m1"}}`)},
+		{name: "removed ref kinds", kind: "MeshTimeout",
+			raw:  obj("MeshTimeout", `"name":"t",`+mesh, `,"spec":{"targetRef":{"kind":"MeshSubset","tags":{"a":"b"}},"to":[{"targetRef":{"kind":"MeshServiceSubset","name":"s"}}]}`),
+			want: []Rule{RuleRemovedRefKind, RuleRemovedRefKind}, inMessage: "select with kind Dataplane and labels"},
+		{name: "top-level Dataplane by name", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh, `,"spec":{"targetRef":{"kind":"Dataplane","name":"dp-1"}}`),
+			want: []Rule{RuleDataplaneRefByName}, inMessage: "selects every Dataplane"},
+		{name: "a Dataplane's own outbounds", kind: "Dataplane",
+			raw: obj("Dataplane", `"name":"dp"`, `,"mesh":"m1","spec":{"networking":{"outbound":[{"backendRef":{"kind":"MeshService","name":"b"}}]}}`)},
+		{name: "origin label", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t","labels":{"kuma.io/mesh":"m1","kuma.io/origin":"global"}`, ""),
+			want: []Rule{RuleOverwrittenKey}},
+		{name: "display name equal to metadata.name", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh+`,"annotations":{"kuma.io/display-name":"t"}`, "")},
+		{name: "origin label of the control plane's copy", kind: "MeshTimeout", user: KumaControlPlaneUser,
+			raw: obj("MeshTimeout", `"name":"t","labels":{"kuma.io/mesh":"m1","kuma.io/origin":"global"}`, "")},
+	}
+	releaseRules := Rules()[slices.Index(Rules(), RuleRemovedKind):slices.Index(Rules(), RuleKongRouteName)]
+	c := DefaultConfig()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, rel := range naming.Releases() {
+				d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: schema.GroupKind{Group: KumaGroup, Kind: tt.kind},
+					Object: tt.raw, User: tt.user, Release: rel})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []Rule
+				var first string
+				for _, f := range d.Findings() {
+					if slices.Contains(releaseRules, f.Rule) {
+						got = append(got, f.Rule)
+						if first == "" {
+							first = f.Message()
+						}
+					}
+				}
+				want := tt.want
+				if rel == naming.Kuma2_14 {
+					want = nil
+				}
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("Kuma %s: rules %v, want %v (findings %v)", rel, got, want, d.Findings())
+				}
+				if len(want) > 0 && !strings.Contains(first, tt.inMessage) {
+					t.Errorf("Kuma %s: message %q does not hold %q", rel, first, tt.inMessage)
+				}
+				if rel == naming.Kuma2_14 && len(d.Findings()) > 0 && !strings.Contains(tt.name, "RFC 1035") {
+					t.Errorf("Kuma 2.14: findings %v", d.Findings())
+				}
+			}
+		})
+	}
+}
+
+// TestReleaseRulesInTheWebhook: the validating webhook judges under the release it is given; a
+// by-name reference, which a 3.0 API server prunes before admission, is judged offline only.
+func TestReleaseRulesInTheWebhook(t *testing.T) {
+	c := DefaultConfig()
+	raw := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshGateway","metadata":{"name":"gw"},"mesh":"default"}`)
+	for _, rel := range naming.Releases() {
+		d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshGateway"}, Operation: "CREATE", Object: raw, Release: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 2.14's default configuration does not guard MeshGateway; 3.0 refuses it.
+		if refused := rel == naming.Kuma3_0; d.Guarded != refused || refused && d.Allowed {
+			t.Errorf("Kuma %s: MeshGateway guarded %v, allowed %v (%v)", rel, d.Guarded, d.Allowed, d.Findings())
+		}
+	}
+	raw = []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"t","namespace":"n"},"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"b"}}]}}`)
+	d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: raw, Release: naming.Kuma3_0})
+	if err != nil || !d.Allowed {
+		t.Errorf("webhook, Kuma 3.0, by name: allowed %v, %v, err %v", d.Allowed, d.Findings(), err)
+	}
+}
