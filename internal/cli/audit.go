@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -38,6 +39,7 @@ grants exactly that; docs/cli.md).`,
   kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
+			releaseFlag(a, fs)
 			fs.StringVar(&a.kubeconfig, "kubeconfig", "", "path of the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 			fs.StringVar(&a.kubeContext, "context", "", "kubeconfig context to use (default: the current one)")
 			fs.StringVarP(&a.namespace, "namespace", "n", "", "audit this namespace only (default: the context's); cluster-scoped kinds are skipped")
@@ -69,7 +71,7 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	if a.allNamespaces {
 		ns = ""
 	}
-	au := &auditor{rest: cfg, rules: a.cfg, namespace: ns, chunk: a.chunkSize}
+	au := &auditor{rest: cfg, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
 	var p *progressLine
 	if a.streams.ErrIsTerminal {
 		p = &progressLine{w: a.errOut, start: time.Now()}
@@ -134,7 +136,8 @@ func (k auditKind) apiVersion() string { return k.gvr.GroupVersion().String() }
 type auditor struct {
 	rest      *rest.Config
 	rules     *rules.Config
-	namespace string // "" for every namespace and the cluster-scoped kinds
+	release   naming.Release // the Kuma release objects are judged against
+	namespace string         // "" for every namespace and the cluster-scoped kinds
 	chunk     int64
 	progress  func(kindsDone, kinds, objects int)
 }
@@ -161,7 +164,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			au.progress(i, len(kinds), t.objects)
 		}
 		err := au.listKind(ctx, client, k, func(item []byte) error {
-			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, Object: item})
+			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, Object: item, Release: au.release})
 			if err != nil {
 				t.errors++
 				fail(fmt.Errorf("%s: %w", k.kind, err))

@@ -38,6 +38,7 @@ array with an element per guarded object (docs/cli.md).`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			docFlags(a, fs)
+			releaseFlag(a, fs)
 		},
 		run: runCheck,
 	}
@@ -87,10 +88,10 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			return nil
 		}
 		gk := d.GroupVersionKind().GroupKind()
-		if _, guarded := a.cfg.Enforcement(gk); !guarded {
+		if !a.cfg.Judges(gk, a.release) {
 			return nil
 		}
-		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object})
+		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release})
 		if err != nil {
 			t.errors++
 			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kriguard/kriguard/admissionpolicy"
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -88,6 +89,9 @@ type app struct {
 	output     string
 	configPath string
 	cfg        *rules.Config
+	// kumaVersion is --kuma-version of check, audit and kri of, release what it names.
+	kumaVersion string
+	release     naming.Release
 
 	// audit
 	kubeconfig, kubeContext, namespace string
@@ -246,8 +250,28 @@ func outputFlags(a *app, fs *pflag.FlagSet) {
 	fs.StringVar(&a.configPath, "config", "", "kriguard configuration file, as the webhook's --config (default: the built-in configuration)")
 }
 
-// loadConfig reads --config.
+// releaseFlag is the flag of the commands that judge objects against a Kuma release.
+func releaseFlag(a *app, fs *pflag.FlagSet) {
+	fs.StringVar(&a.kumaVersion, "kuma-version", naming.DefaultRelease.String(), `Kuma release to judge against: "`+releaseNames()+`"; 3.0 on 2.14 objects reports what 3.0 would refuse or silently change`)
+}
+
+func releaseNames() string {
+	var names []string
+	for _, r := range naming.Releases() {
+		names = append(names, r.String())
+	}
+	return strings.Join(names, `", "`)
+}
+
+// loadConfig reads --config and --kuma-version.
 func (a *app) loadConfig() error {
+	if a.kumaVersion != "" {
+		rel, err := naming.ParseRelease(a.kumaVersion)
+		if err != nil {
+			return usagef("--kuma-version: %v", err)
+		}
+		a.release = rel
+	}
 	c, err := rules.LoadConfig(a.configPath)
 	if err != nil {
 		return err

@@ -152,6 +152,7 @@ has its deterministic name) and, when that KRI is not a valid one, every problem
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			docFlags(a, fs)
+			releaseFlag(a, fs)
 		},
 		run: runKRIOf,
 	}
