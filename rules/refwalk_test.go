@@ -37,7 +37,7 @@ func FuzzRefWalk(f *testing.F) {
 		// The problems built (at most the 100 causes and 20 warnings of an answer, each with a path of at most
 		// MaxFieldBytes), the stack of a walk at most 10,000 deep (the decoder's limit), and a few
 		// bytes per input byte for the old object's problems.
-		bound := 8*uint64(len(spec)) + 2<<20
+		bound := 8*uint64(len(spec)) + 4<<20
 		if got := after.TotalAlloc - before.TotalAlloc; got > bound {
 			t.Errorf("walk of %d bytes allocated %d bytes (%.1f per byte), more than %d", len(spec), got, float64(got)/float64(len(spec)), bound)
 		}
