@@ -61,7 +61,9 @@ type Config struct {
 	Kind       string `json:"kind"`
 	// DefaultEnforcement applies to every kind that does not set its own. Empty means deny.
 	DefaultEnforcement Enforcement `json:"defaultEnforcement,omitempty"`
-	// Types are extra KRI resource types, added to a copy of naming.DefaultRegistry().
+	// Kuma says which Kuma release objects are judged against.
+	Kuma KumaConfig `json:"kuma,omitempty"`
+	// Types are extra KRI resource types, added to a copy of each release's registry.
 	Types []TypeConfig `json:"types,omitempty"`
 	// Kinds are merged over the built-in defaults, keyed by group and kind.
 	Kinds []KindConfig `json:"kinds,omitempty"`
@@ -77,7 +79,21 @@ type Config struct {
 	// release, keyed by its name, alike but for the registry (forRelease).
 	release   naming.Release
 	byRelease map[string]*Config
+	// configured is the release of kuma.version: the one a Request that names none is judged
+	// against.
+	configured naming.Release
 }
+
+// KumaConfig is the configuration's kuma section.
+type KumaConfig struct {
+	// Version is the Kuma release objects are judged against: a release naming knows ("2.14",
+	// "3.0"), or ReleaseAuto, which empty means.
+	Version string `json:"version,omitempty"`
+}
+
+// ReleaseAuto asks for the release of the control plane the webhook runs beside. It is not
+// detected yet: it stands for naming.DefaultRelease (docs/releases.md).
+const ReleaseAuto = "auto"
 
 // NoOverride is what the webhook's decision metric says when no requester override applied; no
 // override may take the name.
@@ -245,6 +261,19 @@ func buildConfig(c *Config) (*Config, error) {
 		}
 	}
 
+	release := naming.DefaultRelease
+	versions := []string{ReleaseAuto}
+	for _, r := range naming.Releases() {
+		versions = append(versions, r.String())
+	}
+	switch v := c.Kuma.Version; {
+	case v == "" || v == ReleaseAuto:
+	case slices.Contains(versions, v):
+		release, _ = naming.ParseRelease(v)
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("kuma", "version"), v, versions))
+	}
+
 	if c.Requesters == nil {
 		c.Requesters = DefaultRequesters()
 	}
@@ -339,6 +368,7 @@ func buildConfig(c *Config) (*Config, error) {
 		c.Kinds = append(c.Kinds, k)
 	}
 	c.DefaultEnforcement = defaultEnforcement
+	c.configured = release
 	c.release = naming.DefaultRelease
 	c.byRelease = map[string]*Config{c.release.String(): c}
 	for rel, rr := range others {
@@ -523,6 +553,10 @@ func requiredOr(p *field.Path, got, want string) *field.Error {
 	}
 	return field.NotSupported(p, got, []string{want})
 }
+
+// Release returns the Kuma release of kuma.version, which a Request that names none is judged
+// against; ReleaseAuto gives naming.DefaultRelease until the release is detected.
+func (c *Config) Release() naming.Release { return c.configured }
 
 // Registry returns the KRI type registry: naming.DefaultRegistry() plus the configured types.
 func (c *Config) Registry() *naming.Registry { return c.registry }

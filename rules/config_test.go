@@ -175,6 +175,9 @@ kinds:
 		{name: "wrong apiVersion", yaml: "apiVersion: v1\nkind: Configuration\n", err: `apiVersion: Unsupported value: "v1": supported values: "kriguard.io/v1alpha1"`},
 		{name: "missing kind", yaml: "apiVersion: kriguard.io/v1alpha1\n", err: "kind: Required value"},
 		{name: "bad default enforcement", yaml: header + "defaultEnforcement: strict\n", err: `defaultEnforcement: Unsupported value: "strict"`},
+		{name: "unknown Kuma release", yaml: header + "kuma:\n  version: \"3.1\"\n", err: `kuma.version: Unsupported value: "3.1": supported values: "auto", "2.14", "3.0"`},
+		{name: "Kuma release with a patch", yaml: header + "kuma:\n  version: v2.14.3\n", err: `kuma.version: Unsupported value: "v2.14.3"`},
+		{name: "unknown field of kuma", yaml: header + "kuma:\n  release: \"3.0\"\n", err: `unknown field "kuma.release"`},
 		{name: "type without short name", yaml: header + "types:\n- {kind: MeshWidget, scope: Mesh}\n", err: "types[0].shortName: Required value"},
 		{name: "type with a bad short name", yaml: header + "types:\n- {kind: MeshWidget, shortName: M_W, scope: Mesh}\n", err: `types[0].shortName: Invalid value: "M_W"`},
 		{name: "type with a bad scope", yaml: header + "types:\n- {kind: MeshWidget, shortName: mw, scope: Zone}\n", err: `types[0].scope: Unsupported value: "Zone": supported values: "Global", "Mesh"`},
@@ -350,4 +353,41 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("round trip changed the requesters:\n%v\n%v", c.Requesters, again.Requesters)
 		}
 	})
+}
+
+// TestConfigRelease: kuma.version is the release a request that names none is judged against; auto
+// (and no kuma section) is naming.DefaultRelease until the release is detected.
+func TestConfigRelease(t *testing.T) {
+	const header = "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\n"
+	gw := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshGateway","metadata":{"name":"gw"},"mesh":"default"}`)
+	for _, tt := range []struct {
+		yaml    string
+		want    naming.Release
+		refused bool
+	}{
+		{header, naming.DefaultRelease, false},
+		{header + "kuma:\n  version: auto\n", naming.DefaultRelease, false},
+		{header + "kuma:\n  version: \"2.14\"\n", naming.Kuma2_14, false},
+		{header + "kuma:\n  version: \"3.0\"\n", naming.Kuma3_0, true},
+	} {
+		c, err := ParseConfig([]byte(tt.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Release() != tt.want {
+			t.Errorf("%q: release %s, want %s", tt.yaml, c.Release(), tt.want)
+		}
+		d, err := c.Decide(t.Context(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshGateway"}, Operation: "CREATE", Object: gw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused := d.Guarded && !d.Allowed; refused != tt.refused {
+			t.Errorf("%q: MeshGateway refused %v, want %v", tt.yaml, refused, tt.refused)
+		}
+		// A release the request names wins over the configuration's.
+		d, _ = c.Decide(t.Context(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshGateway"}, Operation: "CREATE", Object: gw, Release: naming.Kuma2_14})
+		if d.Guarded {
+			t.Errorf("%q: MeshGateway judged on 2.14: %v", tt.yaml, d.Findings())
+		}
+	}
 }

@@ -43,8 +43,8 @@ type Request struct {
 	// User and Groups are the requester's, for the requester overrides (Config.Requesters).
 	User   string
 	Groups []string
-	// Release is the Kuma release the object is judged against; the zero Release is
-	// naming.DefaultRelease.
+	// Release is the Kuma release the object is judged against; the zero Release is the
+	// configuration's (Config.Release).
 	Release naming.Release
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a

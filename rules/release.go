@@ -27,8 +27,11 @@ var (
 )
 
 // forRelease returns the Config that judges against rel: c with rel's registry (its kinds and the
-// configured types).
+// configured types). The zero Release is the configuration's (kuma.version).
 func (c *Config) forRelease(rel naming.Release) *Config {
+	if rel == (naming.Release{}) {
+		rel = c.configured
+	}
 	if rc, ok := c.byRelease[rel.String()]; ok {
 		return rc
 	}

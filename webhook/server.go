@@ -72,6 +72,11 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 	minTLS, _ := tlsVersion(o.TLSMinVersion)
 	log := logf.Log.WithName("kriguard")
+	if conf.Kuma.Version == "" || conf.Kuma.Version == rules.ReleaseAuto {
+		log.Info("warning: kuma.version auto is not detected yet: objects are judged against the default Kuma release", "kumaRelease", conf.Release().String())
+	} else {
+		log.Info("judging against the configured Kuma release", "kumaRelease", conf.Release().String())
+	}
 	budget, err := NewBudget(o.MemoryLimit)
 	if err != nil {
 		return nil, fmt.Errorf("memory budget: %w", err)

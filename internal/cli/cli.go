@@ -252,7 +252,7 @@ func outputFlags(a *app, fs *pflag.FlagSet) {
 
 // releaseFlag is the flag of the commands that judge objects against a Kuma release.
 func releaseFlag(a *app, fs *pflag.FlagSet) {
-	fs.StringVar(&a.kumaVersion, "kuma-version", naming.DefaultRelease.String(), `Kuma release to judge against: "`+releaseNames()+`"; 3.0 on 2.14 objects reports what 3.0 would refuse or silently change`)
+	fs.StringVar(&a.kumaVersion, "kuma-version", "", `Kuma release to judge against: "`+releaseNames()+`" (default: the configuration's kuma.version, else `+naming.DefaultRelease.String()+`); 3.0 on 2.14 objects reports what 3.0 would refuse or silently change`)
 }
 
 func releaseNames() string {
