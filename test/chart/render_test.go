@@ -26,6 +26,7 @@ var valueSets = []struct {
 	{name: "defaults"},
 	{name: "requester overrides changed", values: `
 config:
+  kuma: {version: "3.0"}
   requesters:
     kuma-control-plane: {enforcement: deny}
     kong-operator: {enabled: false}
@@ -579,12 +580,15 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 	t.Helper()
 	cm := objs.get(t, "ConfigMap", n.configMap)
 	var cfg struct {
-		APIVersion         string           `json:"apiVersion"`
-		Kind               string           `json:"kind"`
-		DefaultEnforcement string           `json:"defaultEnforcement"`
-		Types              []map[string]any `json:"types"`
-		Kinds              []map[string]any `json:"kinds"`
-		Requesters         []map[string]any `json:"requesters"`
+		APIVersion         string `json:"apiVersion"`
+		Kind               string `json:"kind"`
+		DefaultEnforcement string `json:"defaultEnforcement"`
+		Kuma               struct {
+			Version string `json:"version"`
+		} `json:"kuma"`
+		Types      []map[string]any `json:"types"`
+		Kinds      []map[string]any `json:"kinds"`
+		Requesters []map[string]any `json:"requesters"`
 	}
 	data := []byte(field(t, cm, "data", "config.yaml").(string))
 	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
@@ -617,6 +621,10 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 	cfgValues := values["config"].(map[string]any)
 	if cfg.APIVersion != "kriguard.io/v1alpha1" || cfg.Kind != "Configuration" || cfg.DefaultEnforcement != cfgValues["defaultEnforcement"] {
 		t.Errorf("config.yaml header: %+v", cfg)
+	}
+	kuma, _ := cfgValues["kuma"].(map[string]any)
+	if v := str(kuma["version"]); cfg.Kuma.Version != v || v != "auto" && parsed.Release().String() != v {
+		t.Errorf("config.yaml kuma.version %q (release %s), want %q", cfg.Kuma.Version, parsed.Release(), v)
 	}
 	want := guardedKinds(values)
 	if len(cfg.Kinds) != len(want) {
