@@ -12,11 +12,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kriguard/kriguard/internal/fix"
+	"github.com/kriguard/kriguard/naming"
 )
 
 // fixFlags are the flags of fix.
 type fixFlags struct {
 	kumaVersion string
+	release     naming.Release // what kumaVersion names, once parsed
 	diff        bool
 }
 
@@ -43,7 +45,7 @@ to be made), 2 usage or input error.`,
   kriguard fix --kuma-version 3.0 deploy/ policies.yaml
   helm template charts/app | kriguard fix --kuma-version 3.0 - > app-3.0.yaml`,
 		flags: func(a *app, fs *pflag.FlagSet) {
-			fs.StringVar(&a.fix.kumaVersion, "kuma-version", "", `Kuma release to rewrite for: "`+strings.Join(fix.Releases, `", "`)+`"`)
+			fs.StringVar(&a.fix.kumaVersion, "kuma-version", "", `Kuma release to rewrite for: "`+fixReleaseNames()+`"`)
 			fs.BoolVar(&a.fix.diff, "diff", false, "print a unified diff of the edits instead of writing them")
 		},
 		run: runFix,
@@ -52,12 +54,15 @@ to be made), 2 usage or input error.`,
 
 func runFix(a *app, ctx context.Context, args []string) int {
 	const path = "kriguard fix"
-	switch {
-	case a.fix.kumaVersion == "":
-		return a.fail(path, usagef("--kuma-version is required (%s)", strings.Join(fix.Releases, ", ")))
-	case !slices.Contains(fix.Releases, a.fix.kumaVersion):
-		return a.fail(path, usagef("--kuma-version %q: fix rewrites for %s only", a.fix.kumaVersion, strings.Join(fix.Releases, ", ")))
-	case len(args) == 0:
+	if a.fix.kumaVersion == "" {
+		return a.fail(path, usagef("--kuma-version is required (%s)", fixReleaseNames()))
+	}
+	rel, err := naming.ParseRelease(a.fix.kumaVersion)
+	if err != nil || !slices.Contains(fix.Releases(), rel) {
+		return a.fail(path, usagef("--kuma-version %q: fix rewrites for %s only", a.fix.kumaVersion, fixReleaseNames()))
+	}
+	a.fix.release = rel
+	if len(args) == 0 {
 		return a.fail(path, usagef("no PATH given (use - for standard input)"))
 	}
 	files, err := fix.Expand(args)
@@ -106,7 +111,7 @@ func (a *app) fixFile(name string, s *fixSummary) error {
 	if err != nil {
 		return fmt.Errorf("reading: %w", unwrapPath(err))
 	}
-	res, err := fix.Rewrite(src, fix.Options{Release: a.fix.kumaVersion})
+	res, err := fix.Rewrite(src, fix.Options{Release: a.fix.release})
 	var de *fix.DocumentError
 	if errors.As(err, &de) {
 		return fmt.Errorf("line %d: %w (the file is left as it is)", de.Line, de.Err)
@@ -158,4 +163,13 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// fixReleaseNames lists the releases fix rewrites for, as --kuma-version takes them.
+func fixReleaseNames() string {
+	var names []string
+	for _, r := range fix.Releases() {
+		names = append(names, r.String())
+	}
+	return strings.Join(names, ", ")
 }

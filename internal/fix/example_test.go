@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/kriguard/kriguard/internal/fix"
+	"github.com/kriguard/kriguard/naming"
 )
 
 func ExampleRewrite() {
@@ -28,7 +29,7 @@ metadata:
   name: api.v2
   namespace: app
 `)
-	res, err := fix.Rewrite(src, fix.Options{Release: fix.Release30})
+	res, err := fix.Rewrite(src, fix.Options{Release: naming.Kuma3_0})
 	if err != nil {
 		fmt.Println(err)
 		return

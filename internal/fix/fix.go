@@ -9,18 +9,17 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
-// Release30 is the Kuma release line 3.0, the only one Rewrite knows how to rewrite for.
-const Release30 = "3.0"
-
-// Releases are the values Options.Release accepts.
-var Releases = []string{Release30}
+// Releases are the Kuma releases Rewrite knows how to rewrite for.
+func Releases() []naming.Release { return []naming.Release{kuma30} }
 
 // Options say what Rewrite rewrites for.
 type Options struct {
 	// Release is the Kuma release the manifests are made ready for: one of Releases.
-	Release string
+	Release naming.Release
 }
 
 // Object names the object an edit or a finding belongs to.
@@ -82,8 +81,8 @@ func (e *DocumentError) Unwrap() error { return e.Err }
 // objects it has nothing to do for, come out untouched. It returns a *DocumentError, and no
 // output, when a document is not valid YAML.
 func Rewrite(src []byte, o Options) (Result, error) {
-	if o.Release != Release30 {
-		return Result{}, fmt.Errorf("unknown Kuma release %q (known: %s)", o.Release, strings.Join(Releases, ", "))
+	if o.Release != kuma30 {
+		return Result{}, fmt.Errorf("no rewrite for Kuma release %q (known: %s)", o.Release, kuma30)
 	}
 	var res Result
 	var out bytes.Buffer

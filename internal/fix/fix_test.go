@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
 func rewrite(t testing.TB, src string) Result {
 	t.Helper()
-	res, err := Rewrite([]byte(src), Options{Release: Release30})
+	res, err := Rewrite([]byte(src), Options{Release: naming.Kuma3_0})
 	if err != nil {
 		t.Fatalf("Rewrite: %v", err)
 	}
@@ -709,12 +709,12 @@ func TestRewriteInputs(t *testing.T) {
 		}
 	}
 
-	_, err := Rewrite([]byte("a: 1\n---\nb: [\n"), Options{Release: Release30})
+	_, err := Rewrite([]byte("a: 1\n---\nb: [\n"), Options{Release: naming.Kuma3_0})
 	var de *DocumentError
 	if !errors.As(err, &de) || de.Line != 2 {
 		t.Errorf("invalid YAML in the second document: got %v, want a DocumentError at line 2", err)
 	}
-	if _, err := Rewrite(nil, Options{Release: "2.14"}); err == nil {
+	if _, err := Rewrite(nil, Options{Release: naming.Kuma2_14}); err == nil {
 		t.Error("release 2.14: no error")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // FuzzRewrite rewrites arbitrary input: it never panics, what it writes reads back as YAML with
@@ -29,7 +31,7 @@ func FuzzRewrite(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		res, err := Rewrite(in, Options{Release: Release30})
+		res, err := Rewrite(in, Options{Release: naming.Kuma3_0})
 		if err != nil {
 			return
 		}
@@ -55,7 +57,7 @@ func FuzzRewrite(f *testing.F) {
 		if docs != outDocs {
 			t.Fatalf("%d documents in, %d out:\n%s", docs, outDocs, res.Output)
 		}
-		again, err := Rewrite(res.Output, Options{Release: Release30})
+		again, err := Rewrite(res.Output, Options{Release: naming.Kuma3_0})
 		if err != nil {
 			t.Fatalf("rewriting the output: %v\n%s", err, res.Output)
 		}
