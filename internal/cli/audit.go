@@ -33,10 +33,17 @@ as they come, with no cap on their number. On a terminal, standard error shows t
 (kinds done, objects checked, objects per second).
 
 It needs only to read: list on the guarded kinds (the chart's audit ClusterRole, off by default,
-grants exactly that; docs/cli.md).`,
+grants exactly that; docs/cli.md).
+
+--report=cluster also writes an OpenReports Report (ClusterReport for a cluster-scoped object) for
+each object with findings, owned by it, and deletes kriguard's reports of objects that no longer
+have any; it writes only what changed. --report=yaml prints those reports instead of the results
+(docs/reports.md). --report=cluster needs to list, create, update and delete reports too.`,
 		example: `  kriguard audit -A
   kriguard audit -n kuma-demo -o json
-  kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml`,
+  kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml
+  kriguard audit -A --report=cluster
+  kriguard audit -n kuma-demo --report=yaml > reports.yaml`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			releaseFlag(a, fs)
@@ -45,6 +52,7 @@ grants exactly that; docs/cli.md).`,
 			fs.StringVarP(&a.namespace, "namespace", "n", "", "audit this namespace only (default: the context's); cluster-scoped kinds are skipped")
 			fs.BoolVarP(&a.allNamespaces, "all-namespaces", "A", false, "audit every namespace and the cluster-scoped kinds")
 			fs.Int64Var(&a.chunkSize, "chunk-size", 500, "objects per LIST page")
+			reportFlags(a, fs)
 		},
 		run: runAudit,
 	}
@@ -72,12 +80,19 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		ns = ""
 	}
 	au := &auditor{rest: cfg, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
+	rep, err := a.newReporter(ctx, au)
+	if err != nil {
+		return a.fail(path, err)
+	}
 	var p *progressLine
 	if a.streams.ErrIsTerminal {
 		p = &progressLine{w: a.errOut, start: time.Now()}
 		au.progress = p.update
 	}
 	w := a.resultWriter()
+	if a.report == reportYAML {
+		w = discard{}
+	}
 	var t tally
 	err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {
 		t.errors++
@@ -97,6 +112,9 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	}
 	if err == nil {
 		err = w.close()
+	}
+	if err == nil && rep != nil {
+		err = rep.finish(ctx, &t)
 	}
 	if err != nil {
 		return a.fail(path, err)
@@ -140,17 +158,17 @@ type auditor struct {
 	namespace string         // "" for every namespace and the cluster-scoped kinds
 	chunk     int64
 	progress  func(kindsDone, kinds, objects int)
+	// decided, when set, gets each decided object, as listed, with its decision.
+	decided func(k auditKind, item []byte, d *rules.Decision)
+	// listed, when set, is told of each kind whether its objects were all listed and judged.
+	listed func(k auditKind, all bool)
 }
 
 // run audits the cluster: emit gets each result, fail each error that ends one kind's listing
 // (the others go on), flush is called after each page. It returns an error only when nothing can
 // be listed, or emit or flush fail.
 func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, fail func(error), flush func() error) error {
-	cfg := rest.CopyConfig(au.rest)
-	if cfg.QPS == 0 {
-		// client-go's default of 5 requests/s would make the pages, not the API server, the limit.
-		cfg.QPS, cfg.Burst = 50, 100
-	}
+	cfg := clientConfig(au.rest)
 	kinds, err := au.discover(ctx, cfg)
 	if err != nil {
 		return err
@@ -163,9 +181,11 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		if au.progress != nil {
 			au.progress(i, len(kinds), t.objects)
 		}
+		all := true
 		err := au.listKind(ctx, client, k, func(item []byte) error {
 			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, Object: item, Release: au.release})
 			if err != nil {
+				all = false
 				t.errors++
 				fail(fmt.Errorf("%s: %w", k.kind, err))
 				return nil
@@ -173,6 +193,9 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			t.objects++
 			if !v.Allowed {
 				t.denied++
+			}
+			if au.decided != nil {
+				au.decided(k, item, &v)
 			}
 			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v, nil))
 		}, func() error {
@@ -191,13 +214,27 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case err != nil:
+			all = false
 			fail(err)
+		}
+		if au.listed != nil {
+			au.listed(k, all)
 		}
 	}
 	if au.progress != nil {
 		au.progress(len(kinds), len(kinds), t.objects)
 	}
 	return nil
+}
+
+// clientConfig is c with audit's rate limit: client-go's default of 5 requests/s would make the
+// client, not the API server, the limit.
+func clientConfig(c *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(c)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	return cfg
 }
 
 // writeError wraps an error of the output, which ends the audit or the envoy command.

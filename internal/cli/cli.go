@@ -97,6 +97,8 @@ type app struct {
 	kubeconfig, kubeContext, namespace string
 	allNamespaces                      bool
 	chunkSize                          int64
+	report                             string
+	reportConcurrency                  int
 
 	// envoy
 	strict   bool

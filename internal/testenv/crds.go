@@ -33,6 +33,11 @@ const (
 	DefaultKuma = Kuma30
 )
 
+// OpenReports is the version of the OpenReports API (openreports.io/v1alpha1, Report and
+// ClusterReport), a folder under UpstreamDir/openreports, whose CRDs a control plane serves when
+// Options.OpenReports asks for them.
+const OpenReports = "v0.2.1"
+
 // KongOperator is the kong-operator version, a folder under UpstreamDir/kong-operator, whose CRDs
 // every control plane serves.
 const KongOperator = "cefc384"
@@ -46,14 +51,25 @@ func UpstreamCRDDirs(kuma string) []string {
 	}
 }
 
-// upstreamCRDDirs returns UpstreamCRDDirs(kuma) taken from root, or an error that says what is
-// missing and why the tests need it.
-func upstreamCRDDirs(root, kuma string) ([]string, error) {
-	if kuma == "" || strings.ContainsAny(kuma, `/\`) || kuma == "." || kuma == ".." {
+// OpenReportsCRDDir returns the folder, relative to the repository root, of the OpenReports CRDs of
+// version v (OpenReports).
+func OpenReportsCRDDir(v string) string { return path.Join(UpstreamDir, "openreports", v, "crds") }
+
+// upstreamCRDDirs returns UpstreamCRDDirs(kuma), and OpenReportsCRDDir(openReports) unless it is
+// "", taken from root, or an error that says what is missing and why the tests need it.
+func upstreamCRDDirs(root, kuma, openReports string) ([]string, error) {
+	if !isFolderName(kuma) {
 		return nil, fmt.Errorf("upstream Kuma version %q: must name one folder under %s/kuma", kuma, UpstreamDir)
 	}
-	dirs := make([]string, 0, 2)
-	for _, d := range UpstreamCRDDirs(kuma) {
+	want := UpstreamCRDDirs(kuma)
+	if openReports != "" {
+		if !isFolderName(openReports) {
+			return nil, fmt.Errorf("upstream OpenReports version %q: must name one folder under %s/openreports", openReports, UpstreamDir)
+		}
+		want = append(want, OpenReportsCRDDir(openReports))
+	}
+	dirs := make([]string, 0, len(want))
+	for _, d := range want {
 		abs := filepath.Clean(filepath.Join(root, filepath.FromSlash(d)))
 		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
 			return nil, fmt.Errorf("the upstream CRDs are missing: no folder %s (%s from the repository root). "+
@@ -63,6 +79,11 @@ func upstreamCRDDirs(root, kuma string) ([]string, error) {
 		dirs = append(dirs, abs)
 	}
 	return dirs, nil
+}
+
+// isFolderName reports whether v can name one folder: not empty, no separator, not . or ..
+func isFolderName(v string) bool {
+	return v != "" && !strings.ContainsAny(v, `/\`) && v != "." && v != ".."
 }
 
 // Kind is one kind served by a loaded CRD, in the terms a test needs to build and address an object of

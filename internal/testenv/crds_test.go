@@ -177,7 +177,7 @@ func TestUpstreamCRDDirs(t *testing.T) {
 	repo := filepath.Join(root, "repo")
 	kumaDir := filepath.Join(root, "shared", "upstream", "kuma", "v9.9.9", "crds")
 	kongDir := filepath.Join(root, "shared", "upstream", "kong-operator", KongOperator, "crds")
-	if _, err := upstreamCRDDirs(repo, "v9.9.9"); err == nil || !strings.Contains(err.Error(), "upstream CRDs are missing") ||
+	if _, err := upstreamCRDDirs(repo, "v9.9.9", ""); err == nil || !strings.Contains(err.Error(), "upstream CRDs are missing") ||
 		!strings.Contains(err.Error(), kumaDir) {
 		t.Errorf("without ../shared: error %v, want one naming the missing folder", err)
 	}
@@ -186,20 +186,38 @@ func TestUpstreamCRDDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := upstreamCRDDirs(repo, "v9.9.9")
+	got, err := upstreamCRDDirs(repo, "v9.9.9", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{kumaDir, kongDir}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if _, err := upstreamCRDDirs(repo, "v1.0.0"); err == nil || !strings.Contains(err.Error(), filepath.Join("kuma", "v1.0.0", "crds")) {
+	if _, err := upstreamCRDDirs(repo, "v1.0.0", ""); err == nil || !strings.Contains(err.Error(), filepath.Join("kuma", "v1.0.0", "crds")) {
 		t.Errorf("a version without a folder: error %v, want one naming its folder", err)
 	}
 	for _, bad := range []string{"", ".", "..", "../v9.9.9", "v9.9.9/crds"} {
-		if _, err := upstreamCRDDirs(repo, bad); err == nil || !strings.Contains(err.Error(), "must name one folder") {
+		if _, err := upstreamCRDDirs(repo, bad, ""); err == nil || !strings.Contains(err.Error(), "must name one folder") {
 			t.Errorf("version %q: error %v, want one saying it must name one folder", bad, err)
 		}
+		if _, err := upstreamCRDDirs(repo, "v9.9.9", bad+"/"); err == nil || !strings.Contains(err.Error(), "OpenReports version") {
+			t.Errorf("OpenReports version %q: error %v, want one saying it must name one folder", bad+"/", err)
+		}
+	}
+
+	reportsDir := filepath.Join(root, "shared", "upstream", "openreports", "v0.0.1", "crds")
+	if _, err := upstreamCRDDirs(repo, "v9.9.9", "v0.0.1"); err == nil || !strings.Contains(err.Error(), reportsDir) {
+		t.Errorf("OpenReports without a folder: error %v, want one naming %s", err, reportsDir)
+	}
+	if err := os.MkdirAll(reportsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err = upstreamCRDDirs(repo, "v9.9.9", "v0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{kumaDir, kongDir, reportsDir}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("with OpenReports: got %q, want %q", got, want)
 	}
 }
 

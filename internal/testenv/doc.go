@@ -10,7 +10,8 @@
 // The CRDs are the real, unmodified ones each project publishes, shared reference data beside the
 // checkout in ../shared/upstream/<project>/<version>/crds (UpstreamCRDDirs; never copied into the
 // repository): those of one Kuma version, Options.Kuma (Kuma214, the 2.14 release line, or Kuma30,
-// the 3.0 development line; DefaultKuma when empty), and kong-operator's. Control planes of both Kuma
+// the 3.0 development line; DefaultKuma when empty), and kong-operator's; with Options.OpenReports, also
+// the OpenReports CRDs (Report, ClusterReport) of that version. Control planes of both Kuma
 // versions can run in one test binary. When the folders are missing, Start and LoadKinds fail with
 // an error that says so, so every test that needs a control plane fails rather than runs on made-up
 // schemas. The folders listed in KRIGUARD_EXTRA_CRDS (separated by ':'; relative paths are taken from

@@ -35,6 +35,10 @@ type Options struct {
 	// different versions can run side by side in one test binary.
 	Kuma string
 
+	// OpenReports is the OpenReports version whose CRDs (Report, ClusterReport) the control plane
+	// serves too: a folder under UpstreamDir/openreports, such as OpenReports. Empty means none.
+	OpenReports string
+
 	// ExtraCRDDirs are loaded after the folders of KRIGUARD_EXTRA_CRDS. Relative paths are taken
 	// from the working directory (the test's package folder).
 	ExtraCRDDirs []string
@@ -202,7 +206,7 @@ type crdFolders struct {
 // crdDirs lists the folders a control plane started with opts loads: the upstream ones of its Kuma
 // version, then those of KRIGUARD_EXTRA_CRDS and Options.ExtraCRDDirs, each folder once.
 func crdDirs(root string, opts Options) (crdFolders, error) {
-	upstream, err := upstreamCRDDirs(root, kumaVersion(opts))
+	upstream, err := upstreamCRDDirs(root, kumaVersion(opts), opts.OpenReports)
 	if err != nil {
 		return crdFolders{}, err
 	}
