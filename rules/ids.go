@@ -1,6 +1,11 @@
 package rules
 
-import "k8s.io/apimachinery/pkg/util/validation/field"
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming"
+)
 
 // The rules, one id each; docs/rules.md says what each checks and why.
 const (
@@ -47,6 +52,20 @@ const (
 	RuleKongTargetName        Rule = "kong/target-name"
 	RuleKongPluginName        Rule = "kong/plugin-name"
 	RuleKongPluginBindingName Rule = "kong/plugin-binding-name"
+
+	// The rules of the names an Envoy proxy receives (naming.CheckEnvoyName), which krilint
+	// applies to Go code and `kriguard envoy` to config dumps.
+
+	// RuleEnvoyColon: an Envoy resource name contains ':'.
+	RuleEnvoyColon Rule = "envoy/colon"
+	// RuleEnvoyNotKRI: an Envoy resource name starts with "kri_" but is not a KRI.
+	RuleEnvoyNotKRI Rule = "envoy/not-kri"
+	// RuleEnvoyLegacy: an Envoy resource name is neither a KRI, nor internal, nor under an
+	// accepted prefix (reported only when asked for).
+	RuleEnvoyLegacy Rule = "envoy/legacy"
+	// RuleEnvoyStatUnsafe: a name Envoy puts into its stats holds characters its stats split or
+	// rewrite (a warning).
+	RuleEnvoyStatUnsafe Rule = "envoy/stat-unsafe"
 )
 
 // Rules returns every rule id, in the order of docs/rules.md.
@@ -55,7 +74,106 @@ func Rules() []Rule {
 		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleRemovedKind, RuleReleaseName,
 		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
 		RuleKongRouteName, RuleKongServiceName,
-		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName}
+		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName,
+		RuleEnvoyColon, RuleEnvoyNotKRI, RuleEnvoyLegacy, RuleEnvoyStatUnsafe}
+}
+
+// RuleInfo describes a rule, as docs/rules.md does at greater length.
+type RuleInfo struct {
+	// Level is the level of the rule's findings, unless the finding is a problem an UPDATE keeps
+	// (LevelWarning).
+	Level Level
+	// Summary says in one line what the rule checks.
+	Summary string
+	// Description says why, in a few sentences.
+	Description string
+}
+
+// Describe returns what r checks; false for an unknown id.
+func Describe(r Rule) (RuleInfo, bool) {
+	i, ok := ruleInfo[r]
+	return i, ok
+}
+
+var ruleInfo = map[Rule]RuleInfo{
+	RuleKRI: {LevelError, "The object's KRI, as Kuma computes it, is valid",
+		"Every segment of the KRI Kuma computes for the object (mesh, zone, namespace, name, section) is within its length and characters, and the mesh is present or absent as the kind's scope demands. Reported at the field the segment comes from."},
+	RuleDisplayNameLabel: {LevelError, "A kuma.io/display-name label is a valid KRI name",
+		"Older Kuma releases read the object's name from the kuma.io/display-name label; it must be a valid KRI name."},
+	RuleSectionName: {LevelError, "Every sectionName of a target reference is a valid KRI section",
+		"Kuma builds KRIs and Envoy names from the sectionName of a targetRef or backendRef, at any depth of spec; it must be a valid KRI section name."},
+	RuleSNI: {LevelError, "The SNI Kuma builds for each service port is a valid host name",
+		"For MeshService, MeshMultiZoneService and MeshExternalService, sni.<type>.<mesh>[.<zone>[.<namespace>]].<name>.<section> must be a host name: each part a DNS-1123 label, the whole at most 253 characters. Kuma only warns, and the listener does not work."},
+	RuleProxyPatchKRI: {LevelError, "A MeshProxyPatch match that starts with kri_ is a valid KRI",
+		"Kuma only generates valid KRIs, so a hand-typed one with a typo silently matches nothing."},
+	RuleProxyPatchLegacyName: {LevelNote, "A MeshProxyPatch match with ':' is a legacy Envoy name",
+		"A legacy Envoy name matches nothing on a mesh with unified naming: match the resource's KRI there."},
+	RuleKRIAnnotation: {LevelError, "The kriguard.io/kri annotation is the object's KRI",
+		"The mutating webhook writes the object's KRI into kriguard.io/kri; a stale one means labels changed after it was written."},
+	RuleOriginKRI: {LevelError, "status.origin.kri is a valid KRI",
+		"A MeshTrust's status.origin.kri must be a string and a valid KRI."},
+	RuleRemovedKind: {LevelError, "The object's kind is one the Kuma release removed",
+		"The release judged against (3.0) no longer has this kind; the message names what replaces it."},
+	RuleReleaseName: {LevelError, "The name is an RFC 1035 label where the Kuma release demands one",
+		"Kuma 3.0 names Mesh, Zone, MeshService, MeshExternalService and MeshMultiZoneService with an RFC 1035 label: on Kubernetes, metadata.name."},
+	RuleMeshOwnerReference: {LevelError, "An ownerReference to a Mesh names the object's own mesh",
+		"Kuma 3.0 refuses a mesh-scoped object whose kuma.io Mesh ownerReference names another mesh."},
+	RuleRefByName: {LevelError, "A targetRef or backendRef selects by labels where the Kuma release demands it",
+		"Kuma 3.0 selects by labels only; a reference by name or namespace is pruned. The message gives the labels that replace them."},
+	RuleRemovedRefKind: {LevelError, "A targetRef kind is one the Kuma release removed",
+		"Kuma 3.0 removed the targetRef kinds MeshSubset, MeshServiceSubset and MeshGateway; the message names what replaces them."},
+	RuleDataplaneRefByName: {LevelNote, "A top-level Dataplane targetRef by name selects every Dataplane in the release",
+		"Kuma 3.0 prunes the name of a top-level Dataplane targetRef and admits the policy, which then selects every Dataplane. The message gives the labels to select with."},
+	RuleOverwrittenKey: {LevelNote, "A label or annotation the release's control plane overwrites",
+		"Kuma 3.0 overwrites the kuma.io/display-name annotation with metadata.name and the kuma.io/origin label whatever the user wrote."},
+	RuleKongRouteName: {LevelError, "A KongRoute's name is well formed",
+		"The name is a DNS-1123 subdomain, and a name of the shape Kong's operator generates is well formed."},
+	RuleKongServiceName: {LevelError, "A KongService's name is well formed and agrees with spec.host",
+		"The name is a DNS-1123 subdomain; a generated name is well formed and equals spec.host when that is a generated upstream name."},
+	RuleKongUpstreamName: {LevelError, "A KongUpstream's name is well formed",
+		"The name is a DNS-1123 subdomain, and a generated name is well formed."},
+	RuleKongTargetName: {LevelError, "A KongTarget's name is well formed and under its upstream's",
+		"The name is a DNS-1123 subdomain; a generated name is well formed, spec.upstreamRef.name is set and the name is under that upstream's."},
+	RuleKongPluginName: {LevelError, "A KongPlugin's name is well formed",
+		"The name is a DNS-1123 subdomain, and a generated name is well formed."},
+	RuleKongPluginBindingName: {LevelError, "A KongPluginBinding's name is well formed and names what it binds",
+		"The name is a DNS-1123 subdomain; a generated name is well formed, binds a route or a service and a plugin, and is the name of the route or service followed by the plugin."},
+	RuleEnvoyColon: {LevelError, "An Envoy resource name contains no ':'",
+		"Envoy resource names must not contain ':' (use '_'): Kuma's unified naming builds them from KRIs."},
+	RuleEnvoyNotKRI: {LevelError, "An Envoy resource name that starts with kri_ is a valid KRI",
+		"A name that starts with kri_ claims to be a KRI; one that is not cannot be matched or parsed as one."},
+	RuleEnvoyLegacy: {LevelError, "An Envoy resource name is a KRI, internal, or under an accepted prefix",
+		"Names that are neither a KRI, nor internal (_...), nor under an accepted prefix are legacy names; reported only in strict mode."},
+	RuleEnvoyStatUnsafe: {LevelWarning, "A name Envoy puts into its stats is stat-safe",
+		"Cluster names without an alt_stat_name, alt_stat_name, virtual-host names and stat_prefix values with characters outside [a-zA-Z0-9_-] are split or rewritten by Envoy's stats."},
+}
+
+// envoyRules are the rules of naming.CheckEnvoyName, by its own rule.
+var envoyRules = map[naming.EnvoyRule]Rule{
+	naming.EnvoyColon: RuleEnvoyColon, naming.EnvoyNotKRI: RuleEnvoyNotKRI,
+	naming.EnvoyLegacy: RuleEnvoyLegacy, naming.EnvoyStatUnsafe: RuleEnvoyStatUnsafe,
+}
+
+// EnvoyFindings returns the findings of the problems naming.CheckEnvoyName found in an Envoy
+// resource name: what says what the name is ("listener", "cluster reference"), path where it is
+// in the config dump's JSON. The finding's object is the name, of kind what; its field and its
+// Position.JSONPath are path.
+func EnvoyFindings(what, name, path string, probs []naming.EnvoyNameProblem) []Finding {
+	if len(probs) == 0 {
+		return nil
+	}
+	o := Object{Kind: schema.GroupKind{Kind: what}, Name: name}
+	out := make([]Finding, 0, len(probs))
+	for _, p := range probs {
+		r := envoyRules[p.Rule]
+		l := LevelError
+		if p.Rule.Level() == string(LevelWarning) {
+			l = LevelWarning
+		}
+		fe := &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: name, Detail: p.Message, Origin: string(r)}
+		out = append(out, Finding{Rule: r, Level: l, Problem: fe, Object: o, Position: Position{JSONPath: path}})
+	}
+	return out
 }
 
 // kongRules are the rules of the Kong kinds.

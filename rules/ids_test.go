@@ -79,6 +79,35 @@ func TestRuleIDs(t *testing.T) {
 			seen[tt.want] = true
 		})
 	}
+	envoy := []struct {
+		name   string
+		strict bool
+		want   Rule
+	}{
+		{"inbound:10.0.0.1:80", false, RuleEnvoyColon},
+		{"kri_msvc_Mesh__ns_backend_", false, RuleEnvoyNotKRI},
+		{"outbound_backend", true, RuleEnvoyLegacy},
+	}
+	for _, tt := range envoy {
+		t.Run(string(tt.want), func(t *testing.T) {
+			fs := EnvoyFindings("listener", tt.name, "configs[0].x.name", naming.CheckEnvoyName(tt.name, naming.EnvoyNameOptions{Strict: tt.strict}))
+			if len(fs) == 0 {
+				t.Fatalf("no finding, want one of %s", tt.want)
+			}
+			for _, f := range fs {
+				if f.Rule != tt.want || f.Level != LevelError || f.Position.JSONPath != "configs[0].x.name" || f.Object.Name != tt.name {
+					t.Errorf("finding %+v, want rule %s, level error, at configs[0].x.name", f, tt.want)
+				}
+			}
+			seen[tt.want] = true
+		})
+	}
+	unsafe := naming.CheckStatName("a.b")
+	if fs := EnvoyFindings("cluster", "a.b", "p", []naming.EnvoyNameProblem{*unsafe}); len(fs) != 1 || fs[0].Rule != RuleEnvoyStatUnsafe || fs[0].Level != LevelWarning {
+		t.Errorf("stat-unsafe name: %+v, want one warning of %s", fs, RuleEnvoyStatUnsafe)
+	} else {
+		seen[RuleEnvoyStatUnsafe] = true
+	}
 	for _, r := range Rules() {
 		if !seen[r] {
 			t.Errorf("rule %s has no case", r)
@@ -93,14 +122,28 @@ func TestRulesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	documented := map[Rule]bool{}
+	levels := map[Rule]Level{} // the level the section's first sentence gives
+	var last Rule
 	for line := range strings.Lines(string(b)) {
 		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "## `"); ok {
-			documented[Rule(strings.TrimSuffix(id, "`"))] = true
+			last = Rule(strings.TrimSuffix(id, "`"))
+			documented[last] = true
+			continue
+		}
+		if l, ok := strings.CutPrefix(line, "Level `"); ok && last != "" && levels[last] == "" {
+			levels[last] = Level(l[:strings.IndexByte(l, '`')])
 		}
 	}
 	for _, r := range Rules() {
 		if !documented[r] {
 			t.Errorf("docs/rules.md has no section ## `%s`", r)
+		}
+		info, ok := Describe(r)
+		switch {
+		case !ok || info.Summary == "" || info.Description == "":
+			t.Errorf("rule %s has no description", r)
+		case levels[r] != info.Level:
+			t.Errorf("docs/rules.md gives %s level %q, Describe %q", r, levels[r], info.Level)
 		}
 		delete(documented, r)
 	}

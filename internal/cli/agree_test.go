@@ -30,7 +30,7 @@ type admitted struct {
 	guarded  bool
 	allowed  bool
 	name     string
-	causes   []Cause
+	causes   []jsonFinding
 	warnings []string
 }
 
@@ -101,10 +101,10 @@ func admit(t testing.TB, cfg *rules.Config, obj []byte) admitted {
 		}
 	}
 	resp = webhook.NewValidator(cfg).Handle(ctx, req(obj, name))
-	a := admitted{guarded: true, allowed: resp.Allowed, name: shown, causes: []Cause{}, warnings: resp.Warnings}
+	a := admitted{guarded: true, allowed: resp.Allowed, name: shown, causes: []jsonFinding{}, warnings: resp.Warnings}
 	if resp.Result != nil && resp.Result.Details != nil {
 		for _, c := range resp.Result.Details.Causes {
-			a.causes = append(a.causes, Cause{Field: c.Field, Message: c.Message})
+			a.causes = append(a.causes, jsonFinding{Field: c.Field, Message: c.Message})
 		}
 	}
 	return a
@@ -206,6 +206,18 @@ func TestCheckAgreesWithWebhook(t *testing.T) {
 				if len(want.warnings) > 0 {
 					warned++
 				}
+				// Every finding check prints names its rule, with the level of the webhook's
+				// answer: a cause is an error, a warning a warning or a note.
+				for _, c := range got.Causes {
+					if _, ok := rules.Describe(c.Rule); (!ok || c.Level != rules.LevelError) && c.Field != "" {
+						t.Errorf("object %d (%s:%d): cause %+v, want an error of a known rule", i, got.Source, got.Line, c)
+					}
+				}
+				for _, c := range got.Warnings {
+					if _, ok := rules.Describe(c.Rule); (!ok || c.Level == rules.LevelError) && c.Field != "" {
+						t.Errorf("object %d (%s:%d): warning %+v, want a warning or note of a known rule", i, got.Source, got.Line, c)
+					}
+				}
 				// The webhook words a warning as `Kind.group "name": field: message`.
 				var gotWarnings []string
 				for _, c := range got.Warnings {
@@ -275,10 +287,10 @@ func TestCheckCapsCausesAsTheWebhook(t *testing.T) {
 
 // withoutPositions drops what only a file has, the line and column of each cause, to compare
 // causes with the webhook's.
-func withoutPositions(cs []Cause) []Cause {
-	out := make([]Cause, len(cs))
+func withoutPositions(cs []jsonFinding) []jsonFinding {
+	out := make([]jsonFinding, len(cs))
 	for i, c := range cs {
-		out[i] = Cause{Field: c.Field, Message: c.Message}
+		out[i] = jsonFinding{Field: c.Field, Message: c.Message}
 	}
 	return out
 }

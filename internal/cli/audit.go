@@ -89,9 +89,11 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		p = &progressLine{w: a.errOut, start: time.Now()}
 		au.progress = p.update
 	}
-	w := a.resultWriter()
-	if a.report == reportYAML {
-		w = discard{}
+	var w resultWriter = discard{}
+	if a.report != reportYAML {
+		if w, err = a.resultWriters(objectResults, formatText, formatJSON); err != nil {
+			return a.fail(path, err)
+		}
 	}
 	var t tally
 	err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {
@@ -197,7 +199,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			if au.decided != nil {
 				au.decided(k, item, &v)
 			}
-			return emit(newResult(SourceCluster, 0, k.apiVersion(), k.kind, v, nil))
+			return emit(newResult(SourceCluster, 0, k.apiVersion(), v, nil))
 		}, func() error {
 			if err := flush(); err != nil {
 				return err

@@ -165,7 +165,7 @@ func TestAudit(t *testing.T) {
 		tl, lists := audit(t, env.Config, "", 100, func(r Result) {
 			judged++
 			if !r.Allowed {
-				denied = append(denied, objectRef(r.Kind, r.Namespace, r.Name))
+				denied = append(denied, objectRef(r.Object.Kind.Kind, r.Object.Namespace, r.Name()))
 			}
 			if r.Source != SourceCluster || r.Line != 0 {
 				t.Errorf("result from %s:%d, want the cluster", r.Source, r.Line)

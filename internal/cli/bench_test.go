@@ -214,7 +214,7 @@ func BenchmarkAudit(b *testing.B) {
 		b.ReportAllocs()
 		objects := 0
 		for b.Loop() {
-			w := newJSONWriter(stdout{&streams{out: bufio.NewWriter(io.Discard), err: io.Discard}})
+			w := newJSONWriter(stdout{&streams{out: bufio.NewWriter(io.Discard), err: io.Discard}}, objectJSON)
 			var t tally
 			err := au.run(b.Context(), &t, w.write, func(err error) { b.Fatal(err) }, func() error { return nil })
 			if err != nil {

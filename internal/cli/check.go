@@ -56,9 +56,12 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail("kriguard check", err)
 	}
-	w := a.resultWriter()
+	w, err := a.resultWriters(objectResults, formatText, formatJSON)
+	if err != nil {
+		return a.fail("kriguard check", err)
+	}
 	var t tally
-	err := a.judgeManifests(ctx, args, &t, func(r Result, _ rules.Decision) error { return w.write(r) })
+	err = a.judgeManifests(ctx, args, &t, func(r Result, _ rules.Decision) error { return w.write(r) })
 	if err == nil {
 		err = w.close()
 	}
@@ -101,7 +104,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if !v.Allowed {
 			t.denied++
 		}
-		if err := emit(newResult(d.Source, d.Line, d.APIVersion, d.Kind, v, d.Position), v); err != nil {
+		if err := emit(newResult(d.Source, d.Line, d.APIVersion, v, d.Position), v); err != nil {
 			return err
 		}
 		// Printed as decided: the next document may be long in coming down a pipe.

@@ -32,7 +32,7 @@ func TestCheckExamples(t *testing.T) {
 // with each, and prints the name it would be created as.
 func TestCheckExamplesExpectations(t *testing.T) {
 	r := run(t, "", "check", "-o", "json", examplesDir)
-	byFile := map[string]Result{}
+	byFile := map[string]jsonResult{}
 	for _, res := range decodeResults(t, r.stdout) {
 		byFile[filepath.Base(res.Source)] = res
 	}
@@ -163,11 +163,11 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	got := fmt.Sprintf("%+v", decodeResults(t, r.stdout))
-	want := fmt.Sprintf("%+v", []Result{
+	want := fmt.Sprintf("%+v", []jsonResult{
 		{Source: "-", Line: 6, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTimeout", Namespace: "kuma-demo",
-			Name: "timeouts-2897w457x2z72z7c", KRI: "kri_mt_default_east__timeouts_", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
+			Name: "timeouts-2897w457x2z72z7c", KRI: "kri_mt_default_east__timeouts_", Allowed: true, Enforcement: "deny", Causes: []jsonFinding{}},
 		{Source: "-", Line: 14, APIVersion: "configuration.konghq.com/v1alpha1", Kind: "KongRoute", Namespace: "kong",
-			Name: "route-*", Allowed: true, Enforcement: "deny", Causes: []Cause{}},
+			Name: "route-*", Allowed: true, Enforcement: "deny", Causes: []jsonFinding{}},
 	})
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
@@ -278,7 +278,7 @@ func TestCheckPositions(t *testing.T) {
 					t.Errorf("problem %d: %s\nwant it at %s (%q)", i, lines[i], want, m)
 				}
 			}
-			var rs []Result
+			var rs []jsonResult
 			if err := json.Unmarshal([]byte(run(t, tt.input, "check", "-o", "json", "-").stdout), &rs); err != nil {
 				t.Fatal(err)
 			}

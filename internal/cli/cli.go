@@ -86,6 +86,9 @@ type app struct {
 	out     stdout
 	errOut  io.Writer
 
+	// outputs are the -o values of the commands that write formats (check, audit, envoy, kri);
+	// output is kri name's -o.
+	outputs    []string
 	output     string
 	configPath string
 	cfg        *rules.Config
@@ -196,7 +199,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.printHelp(a.errOut, cmd, path, fs)
 		return ExitError
 	}
-	if fs.Lookup("output") != nil && a.output != "text" && a.output != "json" {
+	if f := fs.Lookup("output"); f != nil && f.Value.Type() == "string" && a.output != formatText && a.output != formatJSON {
 		return a.usageFail(path, usagef(`--output must be "text" or "json", not %q`, a.output))
 	}
 	return cmd.run(a, ctx, fs.Args())
@@ -248,7 +251,17 @@ func (a *app) printHelp(w io.Writer, c *command, path []string, fs *pflag.FlagSe
 
 // outputFlags are the flags every judging command has.
 func outputFlags(a *app, fs *pflag.FlagSet) {
-	fs.StringVarP(&a.output, "output", "o", "text", `output format: "text" (one line per problem) or "json" (one array)`)
+	outputFlag(a, fs, `output format: "text" (one line per problem) or "json" (one array)`)
+	configFlag(a, fs)
+}
+
+// outputFlag is -o of a command that writes formats, repeatable as FORMAT=FILE where the command
+// writes several (docs/cli.md).
+func outputFlag(a *app, fs *pflag.FlagSet, usage string) {
+	fs.StringArrayVarP(&a.outputs, "output", "o", []string{formatText}, usage)
+}
+
+func configFlag(a *app, fs *pflag.FlagSet) {
 	fs.StringVar(&a.configPath, "config", "", "kriguard configuration file, as the webhook's --config (default: the built-in configuration)")
 }
 

@@ -54,9 +54,20 @@ func golden(t *testing.T, name, got string) {
 }
 
 // decodeResults reads check's -o json output.
-func decodeResults(t testing.TB, s string) []Result {
+// jsonResult is an element of check's and audit's -o json, as a program reads it (docs/cli.md).
+type jsonResult struct {
+	Source                                 string
+	Line                                   int
+	APIVersion, Kind, Namespace, Name, KRI string
+	Allowed                                bool
+	Enforcement                            string
+	Causes                                 []jsonFinding
+	Warnings                               []jsonFinding `json:",omitempty"`
+}
+
+func decodeResults(t testing.TB, s string) []jsonResult {
 	t.Helper()
-	var rs []Result
+	var rs []jsonResult
 	if err := json.Unmarshal([]byte(s), &rs); err != nil {
 		t.Fatalf("-o json printed something that is not a JSON array of results: %v\n%s", err, s)
 	}
@@ -96,7 +107,7 @@ func TestHelpAndVersion(t *testing.T) {
 		{name: "unknown command with --help", args: []string{"frobnicate", "--help"}, code: ExitError, stderr: []string{`kriguard: unknown command "frobnicate"`}, noStdout: true},
 		{name: "unknown kri command with -h", args: []string{"kri", "frobnicate", "-h"}, code: ExitError, stderr: []string{`kriguard kri: unknown command "frobnicate"`}, noStdout: true},
 		{name: "unknown flag", args: []string{"check", "--fast", "x"}, code: ExitError, stderr: []string{"kriguard check: unknown flag: --fast", "Run 'kriguard check --help'"}, noStdout: true},
-		{name: "bad output", args: []string{"check", "-o", "yaml", "x"}, code: ExitError, stderr: []string{`--output must be "text" or "json", not "yaml"`}, noStdout: true},
+		{name: "bad output", args: []string{"check", "-o", "yaml", "x"}, code: ExitError, stderr: []string{`--output: unknown format "yaml"`}, noStdout: true},
 		{name: "check without paths", args: []string{"check"}, code: ExitError, stderr: []string{"no PATH given"}, noStdout: true},
 		{name: "kri without subcommand", args: []string{"kri"}, code: ExitError, stderr: []string{"explain"}, noStdout: true},
 		{name: "kri name without name", args: []string{"kri", "name", "--mesh", "default"}, code: ExitError, stderr: []string{"--name is required"}, noStdout: true},

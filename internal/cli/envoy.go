@@ -12,8 +12,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kriguard/kriguard/internal/envoydump"
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
 )
 
 func envoyCommand() *command {
@@ -56,22 +59,6 @@ skipped with a note on standard error.`,
 // per byte (docs/cli.md), so 256 MiB fits the 7 GiB of a hosted CI runner.
 const defaultMaxDumpBytes = 256 << 20
 
-// envoyResult is one name, as -o json prints it.
-type envoyResult struct {
-	Source   string         `json:"source"`
-	Path     string         `json:"path"`
-	What     string         `json:"what"`
-	Name     string         `json:"name"`
-	Allowed  bool           `json:"allowed"`
-	Problems []envoyProblem `json:"problems"`
-}
-
-type envoyProblem struct {
-	Rule    string `json:"rule"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
-}
-
 func runEnvoy(a *app, ctx context.Context, args []string) int {
 	const path = "kriguard envoy"
 	if len(args) != 1 {
@@ -86,40 +73,30 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	defer r.Close()
+	w, err := a.resultWriters(envoyResults, formatText, formatJSON)
+	if err != nil {
+		return a.fail(path, err)
+	}
 	prefixes := a.prefixes
 	if prefixes == nil {
 		prefixes = []string{}
 	}
 	var t tally
-	perRule := map[naming.EnvoyRule]int{}
-	jw := newJSONWriter(a.out)
 	// Each name is printed as its config is read: the dump is never held whole.
 	err = envoydump.Read(r, naming.EnvoyNameOptions{Strict: a.strict, Prefixes: prefixes, Registry: a.cfg.Registry()}, func(n envoydump.Name) error {
 		t.objects++
-		allowed := true
-		for _, p := range n.Problems {
-			perRule[p.Rule]++
-			if p.Rule.Level() == "error" {
-				allowed = false
+		res := Result{Source: source, Path: n.Path, Allowed: true, Object: rules.Object{Kind: schema.GroupKind{Kind: n.What}, Name: n.Name},
+			Findings: rules.EnvoyFindings(n.What, n.Name, n.Path, n.Problems)}
+		for _, f := range res.Findings {
+			if f.Level == rules.LevelError {
+				res.Allowed = false
 			}
 		}
-		if !allowed {
+		if !res.Allowed {
 			t.denied++
 		}
-		if a.output == "json" {
-			r := envoyResult{Source: source, Path: n.Path, What: n.What, Name: n.Name, Allowed: allowed, Problems: []envoyProblem{}}
-			for _, p := range n.Problems {
-				r.Problems = append(r.Problems, envoyProblem{Rule: p.Rule.String(), Level: p.Rule.Level(), Message: p.Message})
-			}
-			if err := jw.element(r); err != nil {
-				return writeError{err}
-			}
-		} else {
-			for _, p := range n.Problems {
-				if _, err := fmt.Fprintf(a.out, "%s: %s: %s %q %s [%s]\n", source, n.Path, n.What, n.Name, p.Message, ruleTag(p.Rule)); err != nil {
-					return writeError{err}
-				}
-			}
+		if err := w.write(res); err != nil {
+			return writeError{err}
 		}
 		return nil
 	}, func(note string) {
@@ -137,29 +114,10 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		t.errors++
 		fmt.Fprintf(a.errOut, "%s: %s: %v\n", path, source, err)
 	}
-	if a.output == "json" {
-		if err := jw.close(); err != nil {
-			return a.fail(path, fmt.Errorf("writing output: %w", err))
-		}
-		return t.exitCode()
-	}
-	for _, r := range []naming.EnvoyRule{naming.EnvoyColon, naming.EnvoyNotKRI, naming.EnvoyLegacy, naming.EnvoyStatUnsafe} {
-		if perRule[r] == 0 {
-			continue
-		}
-		if _, err := fmt.Fprintf(a.out, "%s: %s (%s): %d of %d names\n", source, r, r.Level(), perRule[r], t.objects); err != nil {
-			return a.fail(path, fmt.Errorf("writing output: %w", err))
-		}
+	if err := w.close(); err != nil {
+		return a.fail(path, fmt.Errorf("writing output: %w", err))
 	}
 	return t.exitCode()
-}
-
-// ruleTag names a finding's rule, and its level when it is not an error.
-func ruleTag(r naming.EnvoyRule) string {
-	if r.Level() == "error" {
-		return r.String()
-	}
-	return r.String() + ", " + r.Level()
 }
 
 // openDump opens a config dump: a file, standard input or an admin URL, read up to --max-bytes.

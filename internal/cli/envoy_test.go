@@ -93,7 +93,11 @@ func TestEnvoy(t *testing.T) {
 func TestEnvoyJSONShape(t *testing.T) {
 	dumpFile := writeFile(t, t.TempDir(), "d.json", string(dumptest.KumaSidecar(true)))
 	r := run(t, "", "envoy", "-o", "json", dumpFile)
-	var names []envoyResult
+	var names []struct {
+		Source, Path, What, Name string
+		Allowed                  bool
+		Problems                 []jsonFinding
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &names); err != nil {
 		t.Fatalf("not a JSON array: %v\n%s", err, r.stdout)
 	}
@@ -156,12 +160,12 @@ func TestEnvoyStatNames(t *testing.T) {
 		t.Errorf("exit %d, want %d (the alt_stat_name \"kri_db\" is no KRI); stderr:\n%s", r.code, ExitDenied, r.stderr)
 	}
 	want := []string{
-		dumpFile + `: configs[0].dynamic_active_clusters[1].cluster.name: cluster "api.example.com_443" holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment [stat-unsafe, warning]`,
+		dumpFile + `: configs[0].dynamic_active_clusters[1].cluster.name: cluster "api.example.com_443" holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment [envoy/stat-unsafe, warning]`,
 		dumpFile + `: configs[0].dynamic_active_clusters[2].cluster.alt_stat_name: alt_stat_name "kri_db" starts with "kri_" but is not a KRI: `,
 		dumpFile + `: configs[1].dynamic_listeners[0].active_state.listener.stat_prefix: stat_prefix "inbound.10.0.0.1" holds '.'`,
 		dumpFile + `: configs[2].dynamic_route_configs[0].route_config.virtual_hosts[0].name: virtual host "httpbin.org" holds '.'`,
-		dumpFile + ": not-kri (error): 1 of 9 names\n",
-		dumpFile + ": stat-unsafe (warning): 3 of 9 names\n",
+		dumpFile + ": envoy/not-kri (error): 1 of 9 names\n",
+		dumpFile + ": envoy/stat-unsafe (warning): 3 of 9 names\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(r.stdout, w) {
@@ -172,7 +176,7 @@ func TestEnvoyStatNames(t *testing.T) {
 	if strings.Contains(r.stdout, "httpbin_org") || strings.Contains(r.stdout, "clusters[0]") {
 		t.Errorf("Kuma's sanitized alt_stat_name or its cluster reported:\n%s", r.stdout)
 	}
-	if n := strings.Count(r.stdout, "[stat-unsafe, warning]"); n != 3 {
+	if n := strings.Count(r.stdout, "[envoy/stat-unsafe, warning]"); n != 3 {
 		t.Errorf("%d stat-unsafe warnings, want 3:\n%s", n, r.stdout)
 	}
 

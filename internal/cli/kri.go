@@ -47,17 +47,18 @@ its type, or every problem. Types added by --config are known too. Exits 1 when 
 
 // explained is a KRI as -o json prints it.
 type explained struct {
-	KRI       string  `json:"kri"`
-	Valid     bool    `json:"valid"`
-	Type      string  `json:"type,omitempty"`
-	Kind      string  `json:"kind,omitempty"`
-	Scope     string  `json:"scope,omitempty"`
-	Mesh      string  `json:"mesh"`
-	Zone      string  `json:"zone"`
-	Namespace string  `json:"namespace"`
-	Name      string  `json:"name"`
-	Section   string  `json:"section"`
-	Problems  []Cause `json:"problems"`
+	KRI       string `json:"kri"`
+	Valid     bool   `json:"valid"`
+	Type      string `json:"type,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Scope     string `json:"scope,omitempty"`
+	Mesh      string `json:"mesh"`
+	Zone      string `json:"zone"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Section   string `json:"section"`
+	// Problems are the findings of rule kuma/kri in the KRI, the field a KRI segment.
+	Problems []jsonFinding `json:"problems"`
 }
 
 func runKRIExplain(a *app, _ context.Context, args []string) int {
@@ -67,17 +68,20 @@ func runKRIExplain(a *app, _ context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail("kriguard kri explain", err)
 	}
+	format, err := a.stdoutFormat()
+	if err != nil {
+		return a.fail("kriguard kri explain", err)
+	}
 	reg := a.cfg.Registry()
 	var t tally
-	jw := newJSONWriter(a.out)
+	jw := newJSONWriter(a.out, nil)
 	for _, s := range args {
 		e := explain(reg, s)
 		if !e.Valid {
 			t.denied++
 		}
-		var err error
-		if a.output == "json" {
-			err = jw.element(e)
+		if format == formatJSON {
+			err = jw.encode(e)
 		} else {
 			err = writeExplained(a, e)
 		}
@@ -85,7 +89,7 @@ func runKRIExplain(a *app, _ context.Context, args []string) int {
 			return a.fail("kriguard kri explain", fmt.Errorf("writing output: %w", err))
 		}
 	}
-	if a.output == "json" {
+	if format == formatJSON {
 		if err := jw.close(); err != nil {
 			return a.fail("kriguard kri explain", fmt.Errorf("writing output: %w", err))
 		}
@@ -94,15 +98,22 @@ func runKRIExplain(a *app, _ context.Context, args []string) int {
 }
 
 func explain(reg *naming.Registry, s string) explained {
-	e := explained{KRI: s, Problems: []Cause{}}
+	e := explained{KRI: s, Problems: []jsonFinding{}}
 	k, err := reg.Parse(s)
 	if err != nil {
+		errs := field.ErrorList{field.Invalid(field.NewPath(naming.Prefix), s, err.Error())}
 		var pe *naming.ParseError
 		if errors.As(err, &pe) {
-			e.Problems = causes(pe.Errs, nil)
-		} else {
-			e.Problems = causes(field.ErrorList{field.Invalid(field.NewPath(naming.Prefix), s, err.Error())}, nil)
+			errs = pe.Errs
 		}
+		r := Result{}
+		var fs []rules.Finding
+		for _, fe := range errs {
+			fs = append(fs, rules.Finding{Rule: rules.RuleKRI, Level: rules.LevelError, Problem: fe})
+		}
+		var m more
+		fs, m = shown(nil, fs, nil)
+		e.Problems = jsonFindings(&r, fs, m)
 		return e
 	}
 	e.Valid = true
@@ -170,7 +181,7 @@ type kriOf struct {
 	KRI   string `json:"kri"`
 	Valid bool   `json:"valid"`
 	// Problems are those of the KRI: the object's other problems (spec, status) are check's.
-	Problems []Cause `json:"problems"`
+	Problems []jsonFinding `json:"problems"`
 }
 
 func runKRIOf(a *app, ctx context.Context, args []string) int {
@@ -181,22 +192,26 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail(path, err)
 	}
+	format, err := a.stdoutFormat()
+	if err != nil {
+		return a.fail(path, err)
+	}
 	var t, invalid tally
-	jw := newJSONWriter(a.out)
-	err := a.judgeManifests(ctx, args, &t, func(r Result, v rules.Decision) error {
+	jw := newJSONWriter(a.out, nil)
+	err = a.judgeManifests(ctx, args, &t, func(r Result, v rules.Decision) error {
 		if v.KRI() == "" {
 			return nil // a Kong kind: no KRI
 		}
-		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace,
-			Name: r.Name, KRI: v.KRI(), Valid: v.KRIValid, Problems: []Cause{}}
+		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Object.Kind.Kind, Namespace: r.Object.Namespace,
+			Name: r.Name(), KRI: v.KRI(), Valid: v.KRIValid, Problems: []jsonFinding{}}
 		if !v.KRIValid {
 			invalid.denied++
-			k.Problems = slices.DeleteFunc(r.Causes, func(c Cause) bool {
+			k.Problems = slices.DeleteFunc(jsonFindings(&r, r.Errors(), r.MoreErrors), func(c jsonFinding) bool {
 				return strings.HasPrefix(c.Field, "spec.") || strings.HasPrefix(c.Field, "status.")
 			})
 		}
-		if a.output == "json" {
-			return jw.element(k)
+		if format == formatJSON {
+			return jw.encode(k)
 		}
 		where := location(k.Source, k.Line) + ": " + objectRef(k.Kind, k.Namespace, k.Name) + ": " + k.KRI
 		if k.Valid {
@@ -210,7 +225,7 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 		}
 		return nil
 	})
-	if err == nil && a.output == "json" {
+	if err == nil && format == formatJSON {
 		err = jw.close()
 	}
 	if err != nil {

@@ -1,14 +1,8 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/rules"
 )
@@ -16,86 +10,102 @@ import (
 // SourceCluster is the source of the objects audit reads.
 const SourceCluster = "cluster"
 
-// Result is the decision on one object, as -o json prints it.
+// Result is one judged object and its findings: what every output format renders. The object is
+// one of a manifest or of the cluster (check, audit, kri of), or a name of an Envoy config dump
+// (envoy).
 type Result struct {
-	// Source is a file, "-" for standard input, or "cluster".
-	Source string `json:"source"`
-	// Line is where the object starts in Source; 0 for the cluster.
-	Line       int    `json:"line"`
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace"`
-	// Name is the object's name once admitted; a generateName object the API server would give a
-	// random name has its generateName followed by "*".
-	Name string `json:"name"`
+	// Source is a file, "-" for standard input, "cluster", or the config dump's file or URL.
+	Source string
+	// Line is where the object starts in Source; 0 for the cluster and for Envoy names.
+	Line       int
+	APIVersion string
+	// Object is the object judged. For an Envoy name it is the name, its kind what the name is
+	// ("listener", "cluster reference").
+	Object rules.Object
+	// Path is where an Envoy name is in the dump's JSON; "" for objects.
+	Path string
 	// KRI is the object's KRI; empty for kinds without one and objects whose KRI is invalid.
-	KRI         string  `json:"kri"`
-	Allowed     bool    `json:"allowed"`
-	Enforcement string  `json:"enforcement"`
-	Causes      []Cause `json:"causes"`
-	// Warnings are what the webhook admits with a warning; left out when there are none.
-	Warnings []Cause `json:"warnings,omitempty"`
+	KRI         string
+	Allowed     bool
+	Enforcement string
+	// Findings are those the webhook's answer shows: the problems (rules.LevelError) first, then
+	// the warnings and notes, each group cut to rules.MaxCauses-1 when it has more, each field
+	// path cut to rules.MaxFieldBytes; positioned in Source when it is a file.
+	Findings []rules.Finding
+	// MoreErrors and MoreWarnings count the findings of each group that are left out, and say
+	// where to report the count.
+	MoreErrors, MoreWarnings more
 }
 
-// Cause is one problem, at the object field that holds the offending value.
-type Cause struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-	// Line and Column are where the field is written in a file: its key, or its item in a list;
-	// left out for the cluster.
-	Line   int `json:"line,omitempty"`
-	Column int `json:"column,omitempty"`
+// more is a count of findings left out, at the object's position.
+type more struct {
+	N        int
+	Position rules.Position
 }
+
+// Name is the object's name once admitted; a generateName object the API server would give a
+// random name has its generateName followed by "*".
+func (r *Result) Name() string {
+	if r.Object.Name == "" && r.Object.GenerateName != "" {
+		return r.Object.GenerateName + "*"
+	}
+	return r.Object.Name
+}
+
+// Errors returns the findings that make the object denied where its enforcement is deny.
+func (r *Result) Errors() []rules.Finding {
+	i := 0
+	for i < len(r.Findings) && r.Findings[i].Level == rules.LevelError {
+		i++
+	}
+	return r.Findings[:i]
+}
+
+// Warnings returns the findings the webhook admits with a warning whatever the enforcement.
+func (r *Result) Warnings() []rules.Finding { return r.Findings[len(r.Errors()):] }
 
 // positions finds a field in the file an object was read from: line and column (0 when not
 // known). It is nil for objects of the cluster.
 type positions func(field string) (line, column int)
 
-func newResult(source string, line int, apiVersion, kind string, d rules.Decision, pos positions) Result {
-	name := d.Object.Name
-	if name == "" && d.Object.GenerateName != "" {
-		name = d.Object.GenerateName + "*"
-	}
+func newResult(source string, line int, apiVersion string, d rules.Decision, pos positions) Result {
 	kri := ""
 	if d.KRIValid {
 		kri = d.KRI()
 	}
-	return Result{Source: source, Line: line, APIVersion: apiVersion, Kind: kind, Namespace: d.Object.Namespace,
-		Name: name, KRI: kri, Allowed: d.Allowed, Enforcement: string(d.Enforcement), Causes: causes(d.Errors(), pos),
-		Warnings: warnings(slices.Concat(d.PreExisting(), d.Notes()), pos)}
+	r := Result{Source: source, Line: line, APIVersion: apiVersion, Object: d.Object, KRI: kri, Allowed: d.Allowed,
+		Enforcement: string(d.Enforcement)}
+	all := d.Findings()
+	errs := len(d.Errors())
+	r.Findings, r.MoreErrors = shown(nil, all[:errs], pos)
+	r.Findings, r.MoreWarnings = shown(r.Findings, all[errs:], pos)
+	return r
 }
 
-func warnings(errs field.ErrorList, pos positions) []Cause {
-	if len(errs) == 0 {
-		return nil
+// shown appends to out the first rules.MaxCauses-1 findings of fs, each with its field path cut
+// to rules.MaxFieldBytes, and counts the others, as the webhook's answer shows them; all of them
+// when there are no more than rules.MaxCauses. pos, when not nil, places each.
+func shown(out, fs []rules.Finding, pos positions) ([]rules.Finding, more) {
+	n := len(fs)
+	if n > rules.MaxCauses {
+		n = rules.MaxCauses - 1
 	}
-	return causes(errs, pos)
-}
-
-// causes are the first rules.MaxCauses-1 problems of errs, each with its field path cut to
-// rules.MaxFieldBytes, and one more that counts the rest, as the webhook's denial shows them; all of
-// them when there are no more than rules.MaxCauses. pos, when not nil, places each.
-func causes(errs field.ErrorList, pos positions) []Cause {
-	shown := errs
-	if len(errs) > rules.MaxCauses {
-		shown = errs[:rules.MaxCauses-1]
-	}
-	out := make([]Cause, 0, len(shown)+1)
-	for _, fe := range shown {
-		c := Cause{Field: boundString(fe.Field, rules.MaxFieldBytes), Message: fe.ErrorBody()}
+	for _, f := range fs[:n] {
 		if pos != nil {
-			c.Line, c.Column = pos(fe.Field)
+			f.Position.Line, f.Position.Column = pos(f.Problem.Field)
 		}
-		out = append(out, c)
-	}
-	if more := len(errs) - len(shown); more > 0 {
-		c := Cause{Message: "… and " + formatCount(more) + " more"}
-		if pos != nil {
-			c.Line, c.Column = pos("")
+		if len(f.Problem.Field) > rules.MaxFieldBytes {
+			fe := *f.Problem
+			fe.Field = boundString(fe.Field, rules.MaxFieldBytes)
+			f.Problem = &fe
 		}
-		out = append(out, c)
+		out = append(out, f)
 	}
-	return out
+	m := more{N: len(fs) - n}
+	if m.N > 0 && pos != nil {
+		m.Position.Line, m.Position.Column = pos("")
+	}
+	return out, m
 }
 
 // boundString cuts s to about n bytes, saying how long it was, as the webhook does.
@@ -137,107 +147,6 @@ func objectRef(kind, namespace, name string) string {
 		return kind + " " + name
 	}
 	return kind + " " + namespace + "/" + name
-}
-
-// resultWriter prints results as they come.
-type resultWriter interface {
-	write(Result) error
-	close() error
-}
-
-func (a *app) resultWriter() resultWriter {
-	if a.output == "json" {
-		return newJSONWriter(a.out)
-	}
-	return &textWriter{w: a.out}
-}
-
-// textWriter prints one line per problem: `file:line: Kind ns/name: field: message`. The
-// problems of objects their enforcement allows end in "(allowed: warn)" or "(allowed: dryrun)",
-// warnings in "(warning)".
-type textWriter struct{ w stdout }
-
-func (t *textWriter) write(r Result) error {
-	suffix := ""
-	if r.Allowed {
-		suffix = " (allowed: " + r.Enforcement + ")"
-	}
-	for _, c := range r.Causes {
-		if err := t.line(r, c, suffix); err != nil {
-			return err
-		}
-	}
-	for _, c := range r.Warnings {
-		if err := t.line(r, c, " (warning)"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (t *textWriter) line(r Result, c Cause, suffix string) error {
-	where := location(r.Source, r.Line)
-	if c.Line > 0 {
-		where = position(r.Source, c.Line, c.Column)
-	}
-	if c.Field == "" { // "… and 51 more"
-		_, err := fmt.Fprintf(t.w, "%s: %s: %s%s\n", where, objectRef(r.Kind, r.Namespace, r.Name), c.Message, suffix)
-		return err
-	}
-	_, err := fmt.Fprintf(t.w, "%s: %s: %s: %s%s\n", where, objectRef(r.Kind, r.Namespace, r.Name), c.Field, c.Message, suffix)
-	return err
-}
-
-func (t *textWriter) close() error { return nil }
-
-// jsonWriter streams one JSON array, an element per line.
-type jsonWriter struct {
-	w   stdout
-	n   int
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-// newJSONWriter starts an array on w: an interrupted run prints "[]" when it decided nothing.
-func newJSONWriter(w stdout) *jsonWriter {
-	w.setTrailer("[]\n")
-	return &jsonWriter{w: w}
-}
-
-func (j *jsonWriter) write(v Result) error { return j.element(v) }
-
-func (j *jsonWriter) element(v any) error {
-	if j.enc == nil {
-		j.enc = json.NewEncoder(&j.buf)
-		j.enc.SetEscapeHTML(false) // KRI templates and messages read better with their < and >
-	}
-	j.buf.Reset()
-	sep := ",\n"
-	if j.n == 0 {
-		sep = "[\n"
-	}
-	j.buf.WriteString(sep)
-	if err := j.enc.Encode(v); err != nil {
-		return err
-	}
-	if j.n == 0 {
-		// An interrupted run still prints a JSON array of what it decided.
-		j.w.setTrailer("\n]\n")
-	}
-	j.n++
-	// One write per element: an interrupted run never prints half of one.
-	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
-	return err
-}
-
-func (j *jsonWriter) close() error {
-	j.w.setTrailer("")
-	if j.n == 0 {
-		_, err := j.w.WriteString("[]\n")
-		return err
-	}
-	_, err := j.w.WriteString("\n]\n")
-	return err
 }
 
 // tally counts what decides the exit status.

@@ -10,7 +10,7 @@ import (
 )
 
 // deniedObjects returns "Kind namespace/name" of each object check -o json denies.
-func deniedObjects(t *testing.T, stdout string) (denied []string, results []Result) {
+func deniedObjects(t *testing.T, stdout string) (denied []string, results []jsonResult) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(stdout), &results); err != nil {
 		t.Fatalf("check -o json: %v\n%s", err, stdout)
