@@ -1,6 +1,7 @@
 // Command webhook is kriguard's admission webhook server: it rejects Kuma and Kong custom
 // resources whose names cannot form valid identifiers and gives generateName objects their
-// deterministic names. See package github.com/kriguard/kriguard/webhook.
+// deterministic names. See package github.com/kriguard/kriguard/webhook. `webhook audit` runs the
+// continuous audit instead (package github.com/kriguard/kriguard/internal/continuous).
 package main
 
 import (
@@ -15,6 +16,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "audit" {
+		os.Exit(audit(os.Args[2:]))
+	}
 	opts := webhook.NewOptions()
 	opts.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}

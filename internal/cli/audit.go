@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -17,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kriguard/kriguard/internal/served"
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
@@ -144,13 +143,7 @@ func (a *app) restConfig() (*rest.Config, string, error) {
 }
 
 // auditKind is a guarded kind the cluster serves.
-type auditKind struct {
-	gvr        schema.GroupVersionResource
-	kind       string
-	namespaced bool
-}
-
-func (k auditKind) apiVersion() string { return k.gvr.GroupVersion().String() }
+type auditKind = served.Kind
 
 // auditor lists and judges the guarded objects of a cluster.
 type auditor struct {
@@ -185,11 +178,11 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		}
 		all := true
 		err := au.listKind(ctx, client, k, func(item []byte) error {
-			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.gvr.Group, Kind: k.kind}, Object: item, Release: au.release})
+			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind}, Object: item, Release: au.release})
 			if err != nil {
 				all = false
 				t.errors++
-				fail(fmt.Errorf("%s: %w", k.kind, err))
+				fail(fmt.Errorf("%s: %w", k.Kind, err))
 				return nil
 			}
 			t.objects++
@@ -199,7 +192,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			if au.decided != nil {
 				au.decided(k, item, &v)
 			}
-			return emit(newResult(SourceCluster, 0, k.apiVersion(), v, nil))
+			return emit(newResult(SourceCluster, 0, k.APIVersion(), v, nil))
 		}, func() error {
 			if err := flush(); err != nil {
 				return err
@@ -244,60 +237,13 @@ type writeError struct{ err error }
 
 func (e writeError) Error() string { return e.err.Error() }
 
-// discover returns the guarded kinds the cluster serves, in the configuration's order, each in the
-// first version of its group's (the preferred one first) that serves it with the list verb.
+// discover returns the guarded kinds the cluster serves with the list verb (served.Kinds).
 func (au *auditor) discover(ctx context.Context, cfg *rest.Config) ([]auditKind, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the discovery client: %w", err)
 	}
-	groups, err := dc.ServerGroupsWithContext(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("discovering the API groups: %w", err)
-	}
-	guarded := au.rules.GuardedKinds()
-	wanted := map[string]bool{}
-	for _, k := range guarded {
-		wanted[k.Group] = true
-	}
-	found := map[schema.GroupKind]auditKind{}
-	for _, g := range groups.Groups {
-		if !wanted[g.Name] {
-			continue
-		}
-		versions := []string{g.PreferredVersion.Version}
-		for _, v := range g.Versions {
-			if !slices.Contains(versions, v.Version) {
-				versions = append(versions, v.Version)
-			}
-		}
-		for _, v := range versions {
-			gv := schema.GroupVersion{Group: g.Name, Version: v}
-			rl, err := dc.ServerResourcesForGroupVersionWithContext(ctx, gv.String())
-			if err != nil {
-				return nil, fmt.Errorf("discovering %s: %w", gv.String(), err)
-			}
-			for _, r := range rl.APIResources {
-				gk := schema.GroupKind{Group: g.Name, Kind: r.Kind}
-				if _, seen := found[gk]; seen || strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") {
-					continue
-				}
-				if _, ok := au.rules.Enforcement(gk); !ok {
-					continue
-				}
-				found[gk] = auditKind{gvr: gv.WithResource(r.Name), kind: r.Kind, namespaced: r.Namespaced}
-			}
-		}
-	}
-	var kinds []auditKind
-	for _, k := range guarded {
-		ak, ok := found[schema.GroupKind{Group: k.Group, Kind: k.Kind}]
-		if !ok || (!ak.namespaced && au.namespace != "") {
-			continue
-		}
-		kinds = append(kinds, ak)
-	}
-	return kinds, nil
+	return served.Kinds(ctx, dc, au.rules, au.namespace != "", "list")
 }
 
 // page is one LIST response.
@@ -346,14 +292,14 @@ func (au *auditor) listKind(ctx context.Context, client rest.Interface, k auditK
 
 // listPage fetches one page of k.
 func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditKind, token string) ([][]byte, string, error) {
-	segs := []string{"/apis", k.gvr.Group, k.gvr.Version}
-	if k.gvr.Group == "" {
-		segs = []string{"/api", k.gvr.Version}
+	segs := []string{"/apis", k.GVR.Group, k.GVR.Version}
+	if k.GVR.Group == "" {
+		segs = []string{"/api", k.GVR.Version}
 	}
-	if k.namespaced && au.namespace != "" {
+	if k.Namespaced && au.namespace != "" {
 		segs = append(segs, "namespaces", au.namespace)
 	}
-	segs = append(segs, k.gvr.Resource)
+	segs = append(segs, k.GVR.Resource)
 	req := client.Get().AbsPath(segs...).Param("limit", strconv.FormatInt(au.chunk, 10))
 	if token != "" {
 		req = req.Param("continue", token)
@@ -363,7 +309,7 @@ func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditK
 	err := res.Error()
 	raw, _ := res.Raw()
 	if err != nil {
-		return nil, "", fmt.Errorf("listing %s%s: %w", k.gvr.GroupResource().String(), au.where(k), err)
+		return nil, "", fmt.Errorf("listing %s%s: %w", k.GVR.GroupResource().String(), au.where(k), err)
 	}
 	var l struct {
 		Metadata struct {
@@ -372,7 +318,7 @@ func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditK
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &l); err != nil {
-		return nil, "", fmt.Errorf("listing %s%s: decoding the page: %w", k.gvr.GroupResource().String(), au.where(k), err)
+		return nil, "", fmt.Errorf("listing %s%s: decoding the page: %w", k.GVR.GroupResource().String(), au.where(k), err)
 	}
 	items := make([][]byte, len(l.Items))
 	for i, it := range l.Items {
@@ -382,7 +328,7 @@ func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditK
 }
 
 func (au *auditor) where(k auditKind) string {
-	if k.namespaced && au.namespace != "" {
+	if k.Namespaced && au.namespace != "" {
 		return " in namespace " + au.namespace
 	}
 	return ""

@@ -180,7 +180,7 @@ func BenchmarkAudit(b *testing.B) {
 			for _, k := range kinds {
 				token := ""
 				for {
-					l, err := dc.Resource(k.gvr).List(b.Context(), metav1.ListOptions{Limit: 500, Continue: token})
+					l, err := dc.Resource(k.GVR).List(b.Context(), metav1.ListOptions{Limit: 500, Continue: token})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -88,7 +88,7 @@ type objectMeta struct {
 }
 
 func subject(k auditKind, m objectMeta) reports.Subject {
-	return reports.Subject{APIVersion: k.apiVersion(), Kind: k.kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID}
+	return reports.Subject{APIVersion: k.APIVersion(), Kind: k.Kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID}
 }
 
 func (r *reporter) decided(k auditKind, item []byte, d *rules.Decision) {

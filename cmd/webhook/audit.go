@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kriguard/kriguard/internal/continuous"
+	"github.com/kriguard/kriguard/rules"
+)
+
+// audit runs the continuous audit (`kriguard-webhook audit`, the chart's audit.enabled) instead of
+// the webhook: package continuous, its metrics on /metrics, /healthz, and /readyz once synced.
+func audit(args []string) int {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	configFile := fs.String("config", "", "configuration file (empty: built-in defaults)")
+	interval := fs.Duration("interval", 10*time.Minute, "how often every object is judged again")
+	workers := fs.Int("workers", 4, "objects judged, and report writes under way, at once")
+	metricsAddr := fs.String("metrics-bind-address", ":8080", `address of /metrics ("0" disables)`)
+	healthAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("audit")
+	if *interval <= 0 || *workers <= 0 {
+		log.Error(errors.New("--interval and --workers must be positive"), "invalid flags")
+		return 2
+	}
+	conf, err := rules.LoadConfig(*configFile)
+	if err != nil {
+		log.Error(err, "loading the configuration")
+		return 2
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		log.Error(err, "loading kubeconfig")
+		return 1
+	}
+	m := continuous.NewMetrics()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := m.Register(reg); err != nil {
+		log.Error(err, "registering the metrics")
+		return 1
+	}
+	a, err := continuous.New(cfg, continuous.Options{Rules: conf, Interval: *interval, Workers: *workers, Metrics: m, Log: log})
+	if err != nil {
+		log.Error(err, "setting up")
+		return 1
+	}
+	ctx := ctrl.SetupSignalHandler()
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !a.Synced() {
+			http.Error(w, "not synced", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	servers := []*http.Server{{Addr: *healthAddr, Handler: health, ReadHeaderTimeout: 5 * time.Second}}
+	if *metricsAddr != "0" {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		servers = append(servers, &http.Server{Addr: *metricsAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second})
+	}
+	errs := make(chan error, len(servers)+1)
+	for _, s := range servers {
+		go func() {
+			if err := s.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+				errs <- err
+			}
+		}()
+	}
+	log.Info("starting", "interval", *interval, "workers", *workers)
+	go func() { errs <- a.Run(ctx) }()
+	code := 0
+	select {
+	case err := <-errs:
+		if err != nil {
+			log.Error(err, "running")
+			code = 1
+		}
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		_ = s.Shutdown(shutdown)
+	}
+	return code
+}

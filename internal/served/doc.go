@@ -1,0 +1,3 @@
+// Package served finds which of the guarded kinds a cluster serves, and where: the resource, version
+// and scope to list and watch each at. The audit (one pass) and the continuous audit share it.
+package served

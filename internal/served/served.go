@@ -1,0 +1,98 @@
+package served
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+
+	"github.com/kriguard/kriguard/rules"
+)
+
+// Discovery is what Kinds asks of the API server; *discovery.DiscoveryClient has it.
+type Discovery interface {
+	ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error)
+	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
+}
+
+var _ Discovery = (*discovery.DiscoveryClient)(nil)
+
+// Kind is a guarded kind the cluster serves.
+type Kind struct {
+	GVR        schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+}
+
+// APIVersion returns the group/version the kind is served at.
+func (k Kind) APIVersion() string { return k.GVR.GroupVersion().String() }
+
+// GroupKind returns the kind's group and kind.
+func (k Kind) GroupKind() schema.GroupKind { return schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind} }
+
+// Kinds returns the kinds cfg guards that the cluster serves, in the configuration's order, each in
+// the first version of its group (the preferred one first) that serves it with the verbs asked for
+// ("list", and "watch" for the continuous audit). With namespaced, the cluster-scoped kinds are
+// left out: they have no objects in a namespace.
+func Kinds(ctx context.Context, dc Discovery, cfg *rules.Config, namespaced bool, verbs ...string) ([]Kind, error) {
+	groups, err := dc.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discovering the API groups: %w", err)
+	}
+	guarded := cfg.GuardedKinds()
+	wanted := map[string]bool{}
+	for _, k := range guarded {
+		wanted[k.Group] = true
+	}
+	found := map[schema.GroupKind]Kind{}
+	for _, g := range groups.Groups {
+		if !wanted[g.Name] {
+			continue
+		}
+		versions := []string{g.PreferredVersion.Version}
+		for _, v := range g.Versions {
+			if !slices.Contains(versions, v.Version) {
+				versions = append(versions, v.Version)
+			}
+		}
+		for _, v := range versions {
+			gv := schema.GroupVersion{Group: g.Name, Version: v}
+			rl, err := dc.ServerResourcesForGroupVersionWithContext(ctx, gv.String())
+			if err != nil {
+				return nil, fmt.Errorf("discovering %s: %w", gv.String(), err)
+			}
+			for _, r := range rl.APIResources {
+				gk := schema.GroupKind{Group: g.Name, Kind: r.Kind}
+				if _, seen := found[gk]; seen || strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, verbs) {
+					continue
+				}
+				if _, ok := cfg.Enforcement(gk); !ok {
+					continue
+				}
+				found[gk] = Kind{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced}
+			}
+		}
+	}
+	var kinds []Kind
+	for _, k := range guarded {
+		sk, ok := found[schema.GroupKind{Group: k.Group, Kind: k.Kind}]
+		if !ok || (!sk.Namespaced && namespaced) {
+			continue
+		}
+		kinds = append(kinds, sk)
+	}
+	return kinds, nil
+}
+
+func hasVerbs(have []string, want []string) bool {
+	for _, v := range want {
+		if !slices.Contains(have, v) {
+			return false
+		}
+	}
+	return true
+}
