@@ -46,6 +46,11 @@ type Request struct {
 	// Release is the Kuma release the object is judged against; the zero Release is the
 	// configuration's (Config.Release).
 	Release naming.Release
+	// Universal says that Object is a Kuma Universal resource (type, mesh, name, labels, spec: what
+	// kumactl writes and the REST API lists), of the kind Kind names, rather than a Kubernetes
+	// object. Only Admit decides one: as the release's REST API decides its creation
+	// (docs/universal.md).
+	Universal bool
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
 	// finding without a value. 0 builds them all. An answer that shows a bounded number of causes
@@ -140,6 +145,8 @@ func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
 	d := Decision{Guarded: true, Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
 	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
 	switch {
+	case r.Universal:
+		return c.decideUniversal(ctx, g, r, d)
 	case r.Phase == Admit:
 		return c.admit(ctx, g, r, d)
 	case r.Operation != admissionv1.Create && r.Operation != admissionv1.Update:

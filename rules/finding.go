@@ -15,6 +15,8 @@ func objectOf(gk schema.GroupKind, obj *admitted) Object {
 type Object struct {
 	Kind                          schema.GroupKind
 	Namespace, Name, GenerateName string
+	// Mesh is the mesh of a Kuma Universal resource (Request.Universal); "" for Kubernetes objects.
+	Mesh string
 }
 
 func (o Object) findings(out []Finding, l Level, errs field.ErrorList) []Finding {

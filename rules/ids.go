@@ -25,6 +25,9 @@ const (
 	RuleKRIAnnotation Rule = "kuma/kri-annotation"
 	// RuleOriginKRI: status.origin.kri is a valid KRI.
 	RuleOriginKRI Rule = "kuma/origin-kri"
+	// RuleUniversalName: a Universal resource's name, mesh and labels are what the release's REST
+	// API accepts.
+	RuleUniversalName Rule = "kuma/universal-name"
 
 	// The rules of a Kuma release (naming.Release): what it refuses or silently changes.
 
@@ -71,7 +74,7 @@ const (
 // Rules returns every rule id, in the order of docs/rules.md.
 func Rules() []Rule {
 	return []Rule{RuleKRI, RuleDisplayNameLabel, RuleSectionName, RuleSNI, RuleProxyPatchKRI,
-		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleRemovedKind, RuleReleaseName,
+		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleUniversalName, RuleRemovedKind, RuleReleaseName,
 		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
 		RuleKongRouteName, RuleKongServiceName,
 		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName,

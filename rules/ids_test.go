@@ -32,28 +32,31 @@ func TestRuleIDs(t *testing.T) {
 		// naming rules.
 		release naming.Release
 		phase   Phase
+		// universal: raw is a Kuma Universal resource.
+		universal bool
 	}{
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"Mesh_1"}`, ""), RuleKRI, naming.Release{}, Validate},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"default","kuma.io/display-name":"Bad_Name"}`, ""), RuleDisplayNameLabel, naming.Release{}, Validate},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","sectionName":"Bad_1"}}]}`), RuleSectionName, naming.Release{}, Validate},
-		{"MeshService", kuma("MeshService", `"name":"svc",`+mesh, `,"spec":{"ports":[{"name":"http_1","port":80}]}`), RuleSNI, naming.Release{}, Validate},
-		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"kri_x"}}}]}}`), RuleProxyPatchKRI, naming.Release{}, Validate},
-		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"outbound:a"}}}]}}`), RuleProxyPatchLegacyName, naming.Release{}, Validate},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kriguard.io/kri":"kri_mt_default___other_"}`, ""), RuleKRIAnnotation, naming.Release{}, Validate},
-		{"MeshTrust", kuma("MeshTrust", `"name":"trust",`+mesh, `,"status":{"origin":{"kri":"kri_x"}}`), RuleOriginKRI, naming.Release{}, Validate},
-		{"KongRoute", kong("KongRoute", "Bad_Route", ""), RuleKongRouteName, naming.Release{}, Validate},
-		{"KongService", kong("KongService", "http.default-echo-8080.1.cp1fbfa93f.29652d0c", `"host":"http.default-other-8080.1.cp1fbfa93f.29652d0c"`), RuleKongServiceName, naming.Release{}, Validate},
-		{"KongUpstream", kong("KongUpstream", "http.default-echo-8080.1.cp1fbfa93f.29652d0X", ""), RuleKongUpstreamName, naming.Release{}, Validate},
-		{"KongTarget", kong("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8", `"upstreamRef":{"name":"http.default-other-8080.1.cp1fbfa93f.29652d0c"}`), RuleKongTargetName, naming.Release{}, Validate},
-		{"KongPlugin", kong("KongPlugin", "Bad_Plugin", ""), RuleKongPluginName, naming.Release{}, Validate},
-		{"KongPluginBinding", kong("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8", `"pluginRef":{"name":"other"},"targets":{"routeRef":{"name":"http.default-echo.cp1fbfa93f.5cff32e8.m00"}}`), RuleKongPluginBindingName, naming.Release{}, Validate},
-		{"MeshGateway", kuma("MeshGateway", `"name":"gw"`, `,"mesh":"default"`), RuleRemovedKind, naming.Kuma3_0, Validate},
-		{"MeshService", kuma("MeshService", `"name":"svc.v1",`+mesh, ""), RuleReleaseName, naming.Kuma3_0, Validate},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"ownerReferences":[{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","name":"other","uid":"u"}]`, ""), RuleMeshOwnerReference, naming.Kuma3_0, Validate},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"backend"}}]}`), RuleRefByName, naming.Kuma3_0, Admit},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"targetRef":{"kind":"MeshSubset","tags":{"a":"b"}}}`), RuleRemovedRefKind, naming.Kuma3_0, Admit},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"targetRef":{"kind":"Dataplane","name":"dp-1"}}`), RuleDataplaneRefByName, naming.Kuma3_0, Admit},
-		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kuma.io/display-name":"other"}`, ""), RuleOverwrittenKey, naming.Kuma3_0, Validate},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"Mesh_1"}`, ""), RuleKRI, naming.Release{}, Validate, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1","labels":{"kuma.io/mesh":"default","kuma.io/display-name":"Bad_Name"}`, ""), RuleDisplayNameLabel, naming.Release{}, Validate, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","sectionName":"Bad_1"}}]}`), RuleSectionName, naming.Release{}, Validate, false},
+		{"MeshService", kuma("MeshService", `"name":"svc",`+mesh, `,"spec":{"ports":[{"name":"http_1","port":80}]}`), RuleSNI, naming.Release{}, Validate, false},
+		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"kri_x"}}}]}}`), RuleProxyPatchKRI, naming.Release{}, Validate, false},
+		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"outbound:a"}}}]}}`), RuleProxyPatchLegacyName, naming.Release{}, Validate, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kriguard.io/kri":"kri_mt_default___other_"}`, ""), RuleKRIAnnotation, naming.Release{}, Validate, false},
+		{"MeshTrust", kuma("MeshTrust", `"name":"trust",`+mesh, `,"status":{"origin":{"kri":"kri_x"}}`), RuleOriginKRI, naming.Release{}, Validate, false},
+		{"MeshTimeout", []byte(`{"type":"MeshTimeout","mesh":"default","name":"t1","labels":{"bad key":"v"}}`), RuleUniversalName, naming.Release{}, Admit, true},
+		{"KongRoute", kong("KongRoute", "Bad_Route", ""), RuleKongRouteName, naming.Release{}, Validate, false},
+		{"KongService", kong("KongService", "http.default-echo-8080.1.cp1fbfa93f.29652d0c", `"host":"http.default-other-8080.1.cp1fbfa93f.29652d0c"`), RuleKongServiceName, naming.Release{}, Validate, false},
+		{"KongUpstream", kong("KongUpstream", "http.default-echo-8080.1.cp1fbfa93f.29652d0X", ""), RuleKongUpstreamName, naming.Release{}, Validate, false},
+		{"KongTarget", kong("KongTarget", "http.default-echo-8080.1.cp1fbfa93f.29652d0c.bb0118c8", `"upstreamRef":{"name":"http.default-other-8080.1.cp1fbfa93f.29652d0c"}`), RuleKongTargetName, naming.Release{}, Validate, false},
+		{"KongPlugin", kong("KongPlugin", "Bad_Plugin", ""), RuleKongPluginName, naming.Release{}, Validate, false},
+		{"KongPluginBinding", kong("KongPluginBinding", "http.default-echo.cp1fbfa93f.5cff32e8.m00.default.request-transformer.5c69e6e8", `"pluginRef":{"name":"other"},"targets":{"routeRef":{"name":"http.default-echo.cp1fbfa93f.5cff32e8.m00"}}`), RuleKongPluginBindingName, naming.Release{}, Validate, false},
+		{"MeshGateway", kuma("MeshGateway", `"name":"gw"`, `,"mesh":"default"`), RuleRemovedKind, naming.Kuma3_0, Validate, false},
+		{"MeshService", kuma("MeshService", `"name":"svc.v1",`+mesh, ""), RuleReleaseName, naming.Kuma3_0, Validate, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"ownerReferences":[{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","name":"other","uid":"u"}]`, ""), RuleMeshOwnerReference, naming.Kuma3_0, Validate, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"backend"}}]}`), RuleRefByName, naming.Kuma3_0, Admit, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"targetRef":{"kind":"MeshSubset","tags":{"a":"b"}}}`), RuleRemovedRefKind, naming.Kuma3_0, Admit, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh, `,"spec":{"targetRef":{"kind":"Dataplane","name":"dp-1"}}`), RuleDataplaneRefByName, naming.Kuma3_0, Admit, false},
+		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kuma.io/display-name":"other"}`, ""), RuleOverwrittenKey, naming.Kuma3_0, Validate, false},
 	}
 	c := DefaultConfig()
 	seen := map[Rule]bool{}
@@ -63,7 +66,7 @@ func TestRuleIDs(t *testing.T) {
 			if strings.HasPrefix(tt.kind, "Kong") {
 				group = KongGroup
 			}
-			d, err := c.Decide(context.Background(), Request{Phase: tt.phase, Kind: schema.GroupKind{Group: group, Kind: tt.kind}, Operation: "CREATE", Object: tt.raw, Release: tt.release})
+			d, err := c.Decide(context.Background(), Request{Phase: tt.phase, Kind: schema.GroupKind{Group: group, Kind: tt.kind}, Operation: "CREATE", Object: tt.raw, Release: tt.release, Universal: tt.universal})
 			if err != nil {
 				t.Fatal(err)
 			}

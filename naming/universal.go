@@ -1,0 +1,167 @@
+package naming
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Universal is a Kuma resource as a control plane on Universal stores it and kumactl writes it: a
+// document with type, mesh, name and labels beside its spec, and no apiVersion, kind or metadata
+// (docs/universal.md).
+type Universal struct {
+	// Type is the resource type, the Kubernetes kind of the same resource ("MeshTimeout").
+	Type string
+	// Mesh is the mesh of a mesh-scoped type; global types have none.
+	Mesh string
+	Name string
+	// Labels are the resource's labels; on Universal they also carry the display name, the zone
+	// and the namespace of its KRI.
+	Labels map[string]string
+}
+
+// Field paths of a Universal resource, as Kuma's REST API names them in its errors.
+var (
+	uNamePath   = field.NewPath("name")
+	uMeshPath   = field.NewPath("mesh")
+	uLabelsPath = field.NewPath("labels")
+)
+
+// UniversalLabelPath returns the field path of label key of a Universal resource,
+// labels[kuma.io/display-name].
+func UniversalLabelPath(key string) *field.Path { return uLabelsPath.Key(key) }
+
+// DisplayName returns the name Kuma shows and builds the KRI from: the kuma.io/display-name label
+// when it is not empty, else Name (core_model.GetDisplayName), and the path it comes from.
+func (u Universal) DisplayName() (string, *field.Path) {
+	if dn := u.Labels[LabelDisplayName]; dn != "" {
+		return dn, uLabelsPath.Key(LabelDisplayName)
+	}
+	return u.Name, uNamePath
+}
+
+// ForUniversal builds the KRI of u as r's code computes it (kri.FromResourceMetaE over the stored
+// resource; docs/universal.md):
+//
+//   - type: the short name of u.Type in r;
+//   - mesh: u.Mesh for mesh-scoped types, empty for global ones;
+//   - zone and namespace: the kuma.io/zone and k8s.kuma.io/namespace labels, else empty;
+//   - name: the kuma.io/display-name label when not empty, else u.Name; a release that
+//     overwrites that label with the name (3.0) takes u.Name.
+//
+// Each problem is reported at the field of u the value came from. A zone control plane adds its
+// zone to what it stores (the kuma.io/zone label): Stored gives that KRI.
+func (r Release) ForUniversal(u Universal) (KRI, field.ErrorList) {
+	var errs field.ErrorList
+	t, known := r.Registry().ByKind(u.Type)
+	if !known {
+		detail := "not a registered KRI resource type"
+		if note, removed := r.Removed(u.Type); removed {
+			detail = fmt.Sprintf("removed in Kuma %s: %s", r, note)
+		}
+		errs = append(errs, field.Invalid(field.NewPath("type"), u.Type, detail))
+	}
+	k := KRI{Type: t.ShortName}
+	if known && t.Scope == ScopeMesh {
+		k.Mesh = u.Mesh
+		if k.Mesh == "" {
+			errs = append(errs, field.Required(uMeshPath, fmt.Sprintf("a %s belongs to a mesh", u.Type)))
+		}
+		errs = append(errs, FieldMesh.Validate(k.Mesh, uMeshPath)...)
+	}
+	k.Zone = u.Labels[LabelZone]
+	errs = append(errs, FieldZone.Validate(k.Zone, uLabelsPath.Key(LabelZone))...)
+	k.Namespace = u.Labels[LabelNamespace]
+	errs = append(errs, FieldNamespace.Validate(k.Namespace, uLabelsPath.Key(LabelNamespace))...)
+	var from *field.Path
+	k.Name, from = u.DisplayName()
+	if slices.Contains(r.facts().overwritten, LabelDisplayName) {
+		k.Name, from = u.Name, uNamePath
+	}
+	if k.Name == "" {
+		errs = append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(u.Type))))
+	}
+	errs = append(errs, FieldName.Validate(k.Name, from)...)
+	return k, errs
+}
+
+// StoredUniversal returns the KRI that a zone control plane named zone stores for u once admitted:
+// it labels every resource it creates with its zone (resource_labels.Compute), unless u says it
+// was created on the global control plane (kuma.io/origin: global). A global control plane ("")
+// stores k as it is.
+func StoredUniversal(k KRI, u Universal, zone string) KRI {
+	if zone != "" && u.Labels[LabelOrigin] != "global" {
+		k.Zone = zone
+	}
+	return k
+}
+
+// ValidateUniversal lists what r's REST API refuses in u for a naming reason, in Kuma's own terms
+// (docs/releases.md, "Universal"): beyond the KRI's rules, which ForUniversal checks, and the
+// release's RFC 1035 names, which ValidateName checks on u.DisplayName() (the kuma.io/display-name
+// label as submitted, else name).
+//
+//   - name: a lowercase RFC 1123 subdomain of at most 253 characters;
+//   - mesh, for mesh-scoped types: at most 253 lowercase letters, digits, '-', '_' or '.', which
+//     admits meshes that cannot be a KRI's (ForUniversal reports those);
+//   - a Mesh, and the kinds r limits to 63 characters on Kubernetes (2.14: MeshService and
+//     MeshExternalService): at most 63 characters;
+//   - every label: a qualified name, with a valid label value.
+func (r Release) ValidateUniversal(u Universal) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case u.Name == "":
+		errs = append(errs, field.Required(uNamePath, "cannot be empty"))
+	case len(u.Name) > 253:
+		errs = append(errs, field.TooLong(uNamePath, u.Name, 253))
+	default:
+		for _, msg := range validation.IsDNS1123Subdomain(u.Name) {
+			errs = append(errs, field.Invalid(uNamePath, u.Name, msg))
+		}
+	}
+	if t, ok := r.Registry().ByKind(u.Type); ok && t.Scope == ScopeMesh && u.Mesh != "" {
+		switch {
+		case len(u.Mesh) > 253:
+			errs = append(errs, field.TooLong(uMeshPath, u.Mesh, 253))
+		case !universalMeshChars(u.Mesh):
+			errs = append(errs, field.Invalid(uMeshPath, u.Mesh,
+				"invalid characters. Valid characters are numbers, lowercase latin letters and '-', '_', '.' symbols."))
+		}
+	}
+	short := slices.Contains(universalShortNames, u.Type) || slices.Contains(r.facts().shortNames, u.Type)
+	if short && len(u.Name) > 63 && !r.RFC1035Name(u.Type) {
+		e := field.TooLong(uNamePath, u.Name, 63)
+		e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, u.Type)
+		errs = append(errs, e)
+	}
+	for _, k := range slices.Sorted(maps.Keys(u.Labels)) {
+		p := uLabelsPath.Key(k)
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(p, k, msg))
+		}
+		for _, msg := range validation.IsValidLabelValue(u.Labels[k]) {
+			errs = append(errs, field.Invalid(p, u.Labels[k], msg))
+		}
+	}
+	return errs
+}
+
+// universalShortNames are the kinds whose name Kuma's Universal managers hold to 63 characters in
+// every release: a Mesh (managers/apis/mesh/mesh_validator.go in 2.14; 3.0's RFC 1035 rule holds
+// it too).
+var universalShortNames = []string{"Mesh"}
+
+// universalMeshChars reports whether s is made of the characters Kuma accepts in the mesh of a
+// Universal resource (core_mesh.ValidateMesh's backward-compatible set).
+func universalMeshChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

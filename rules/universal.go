@@ -1,0 +1,120 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// universalResource is the part of a Kuma Universal resource the rules read: what kumactl writes
+// and the control plane's REST API lists (docs/universal.md).
+type universalResource struct {
+	Type   string            `json:"type"`
+	Mesh   string            `json:"mesh"`
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+	Spec   span              `json:"spec"`
+}
+
+// decodeUniversal decodes raw, a Universal resource of type kind, with the case-sensitive decoder
+// the rest of the rules use.
+func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("the request has no resource")
+	}
+	var u universalResource
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &u); err != nil {
+		return nil, fmt.Errorf("decoding the Universal resource: %w", err)
+	}
+	if u.Type != kind {
+		return nil, fmt.Errorf("the resource is a %q, but the request is for %q", u.Type, kind)
+	}
+	return &u, nil
+}
+
+// decideUniversal decides r, a Universal resource, as the release's REST API decides its creation,
+// with the naming rules on top: Kuma's own name rules for Universal (naming.Release.ValidateUniversal),
+// the KRI the release gives the resource (naming.Release.ForUniversal), and the rules the
+// Kubernetes objects of the same kind are held to that are not about Kubernetes: section names of
+// target references, SNIs, MeshProxyPatch names, the release's RFC 1035 names and label-only
+// references, and the labels the release overwrites.
+func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+	u, err := decodeUniversal(r.Object, g.gk.Kind)
+	if err != nil {
+		return d, err
+	}
+	d.Object = Object{Kind: g.gk, Name: u.Name, Mesh: u.Mesh}
+	rel := c.release
+	if note, removed := rel.Removed(u.Type); removed {
+		e := field.Invalid(field.NewPath("type"), u.Type, fmt.Sprintf("removed in Kuma %s: %s", rel, note))
+		return d.with(g, naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil), nil
+	}
+	nu := naming.Universal{Type: u.Type, Mesh: u.Mesh, Name: u.Name, Labels: u.Labels}
+	kri, errs := rel.ForUniversal(nu)
+	valid := len(errs) == 0
+	tag(errs, 0, RuleKRI)
+	n := len(errs)
+	errs = tag(append(errs, rel.ValidateUniversal(nu)...), n, RuleUniversalName)
+	n = len(errs)
+	dn, from := nu.DisplayName()
+	errs = tag(append(errs, rel.ValidateName(u.Type, dn, from)...), n, RuleReleaseName)
+
+	obj := &admitted{name: u.Name, mesh: u.Mesh, labels: u.Labels, hasLabels: u.Labels != nil}
+	if u.Spec != nil && string(u.Spec) != "null" {
+		if g.wholeSpec {
+			obj.spec = decodeReads(u.Spec, newReadTree(specReads(g.gk)))
+		}
+		obj.rawSpec = mayHoldSections(u.Spec)
+	}
+	w := &refWalk{ctx: ctx, limit: -1}
+	if obj.rawSpec != nil {
+		w.walkSpec(obj.rawSpec)
+		if w.err != nil {
+			return d, w.err
+		}
+	}
+	var after, notes field.ErrorList
+	switch g.gk.Kind {
+	case "MeshService", "MeshMultiZoneService", "MeshExternalService":
+		after = tag(sniErrors(g.gk.Kind, kri, obj, after), 0, RuleSNI)
+	case "MeshProxyPatch":
+		var pn field.ErrorList
+		after, pn = c.proxyPatchErrors(obj, after)
+		tag(after, 0, RuleProxyPatchKRI)
+		notes = tag(pn, 0, RuleProxyPatchLegacyName)
+	}
+	refErrs, refNotes := c.refsFor(g, obj, r.Object)
+	notes = append(notes, refNotes...)
+	n = len(notes)
+	notes = tag(universalOverwritten(rel, u, notes), n, RuleOverwrittenKey)
+	return d.with(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes), nil
+}
+
+// universalOverwritten notes each label of rel.Overwritten that u sets to a value the control
+// plane replaces: kuma.io/display-name, which it sets to name, and kuma.io/origin, which it sets to
+// where the resource is created.
+func universalOverwritten(rel naming.Release, u *universalResource, notes field.ErrorList) field.ErrorList {
+	for _, key := range rel.Overwritten() {
+		v, ok := u.Labels[key]
+		if !ok {
+			continue
+		}
+		p := naming.UniversalLabelPath(key)
+		switch key {
+		case naming.LabelDisplayName:
+			if v != u.Name {
+				notes = append(notes, field.Invalid(p, v,
+					fmt.Sprintf("Kuma %s overwrites it with name %q: the resource's KRI and display name are %q", rel, u.Name, u.Name)))
+			}
+		default:
+			notes = append(notes, field.Invalid(p, v,
+				fmt.Sprintf("Kuma %s's control plane sets this label itself, whatever it holds", rel)))
+		}
+	}
+	return notes
+}
