@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/internal/manifest"
 )
@@ -26,6 +28,10 @@ file the webhook uses (--config). Other objects are skipped. A document that can
 an error with its file and line; the others are still judged. Files in folders that are not
 manifests (no apiVersion or kind: Helm values, tool configurations) are skipped with one note;
 --strict makes them errors.
+
+Kuma Universal resources, as kumactl applies them (type, mesh, name, labels, spec; no apiVersion
+or kind), are judged beside them as that release's REST API judges their creation, with the same
+rules (docs/universal.md).
 
 Text output is one line per problem, "file:line: Kind namespace/name: field: message"; JSON is one
 array with an element per guarded object (docs/cli.md).`,
@@ -91,10 +97,23 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			return nil
 		}
 		gk := d.GroupVersionKind().GroupKind()
+		if d.Universal {
+			if !kumaType(d.Kind) {
+				// type and name, but no Kuma type: a Helm values file or another configuration.
+				if d.InFolder && !a.strictFiles {
+					skipped[d.Source] = true
+					return nil
+				}
+				t.errors++
+				a.reportInput(location(d.Source, d.Line), fmt.Errorf("%w: type %q is no Kuma resource type", manifest.ErrNotObject, d.Kind))
+				return nil
+			}
+			gk = schema.GroupKind{Group: rules.KumaGroup, Kind: d.Kind}
+		}
 		if !a.cfg.Judges(gk, a.release) {
 			return nil
 		}
-		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release})
+		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal})
 		if err != nil {
 			t.errors++
 			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)
@@ -124,4 +143,18 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 // a.errOut flushes it first, so that the two read in order on a terminal).
 func (a *app) reportInput(where string, err error) {
 	fmt.Fprintf(a.errOut, "%s: error: %v\n", where, err)
+}
+
+// kumaType reports whether t is a type of Kuma resource some release knows: one with a KRI, or one
+// a release removed.
+func kumaType(t string) bool {
+	for _, r := range naming.Releases() {
+		if _, ok := r.Registry().ByKind(t); ok {
+			return true
+		}
+		if _, ok := r.Removed(t); ok {
+			return true
+		}
+	}
+	return false
 }

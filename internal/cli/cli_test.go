@@ -59,6 +59,7 @@ type jsonResult struct {
 	Source                                 string
 	Line                                   int
 	APIVersion, Kind, Namespace, Name, KRI string
+	Mesh                                   string `json:",omitempty"`
 	Allowed                                bool
 	Enforcement                            string
 	Causes                                 []jsonFinding

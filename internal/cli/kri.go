@@ -176,7 +176,9 @@ type kriOf struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Namespace  string `json:"namespace"`
-	Name       string `json:"name"`
+	// Mesh is the mesh of a Kuma Universal resource, left out for Kubernetes objects.
+	Mesh string `json:"mesh,omitempty"`
+	Name string `json:"name"`
 	// KRI is the KRI Kuma computes for the object, valid or not.
 	KRI   string `json:"kri"`
 	Valid bool   `json:"valid"`
@@ -203,7 +205,7 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 			return nil // a Kong kind: no KRI
 		}
 		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Object.Kind.Kind, Namespace: r.Object.Namespace,
-			Name: r.Name(), KRI: v.KRI(), Valid: v.KRIValid, Problems: []jsonFinding{}}
+			Mesh: r.Object.Mesh, Name: r.Name(), KRI: v.KRI(), Valid: v.KRIValid, Problems: []jsonFinding{}}
 		if !v.KRIValid {
 			invalid.denied++
 			k.Problems = slices.DeleteFunc(jsonFindings(&r, r.Errors(), r.MoreErrors), func(c jsonFinding) bool {
@@ -213,7 +215,7 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 		if format == formatJSON {
 			return jw.encode(k)
 		}
-		where := location(k.Source, k.Line) + ": " + objectRef(k.Kind, k.Namespace, k.Name) + ": " + k.KRI
+		where := location(k.Source, k.Line) + ": " + r.ref() + ": " + k.KRI
 		if k.Valid {
 			_, err := fmt.Fprintln(a.out, where)
 			return err

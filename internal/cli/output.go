@@ -141,6 +141,15 @@ func position(source string, line, column int) string {
 	return source + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(column)
 }
 
+// ref is the object of r as objectRef writes it, and a Kuma Universal resource as
+// "Type name (mesh m)".
+func (r *Result) ref() string {
+	if m := r.Object.Mesh; m != "" {
+		return r.Object.Kind.Kind + " " + r.Name() + " (mesh " + m + ")"
+	}
+	return objectRef(r.Object.Kind.Kind, r.Object.Namespace, r.Name())
+}
+
 // objectRef is "Kind ns/name", or "Kind name" for an object without a namespace.
 func objectRef(kind, namespace, name string) string {
 	if namespace == "" {

@@ -240,7 +240,7 @@ func (t *textWriter) line(r *Result, p rules.Position, field, msg, suffix string
 	if p.Line > 0 {
 		where = position(r.Source, p.Line, p.Column)
 	}
-	ref := objectRef(r.Object.Kind.Kind, r.Object.Namespace, r.Name())
+	ref := r.ref()
 	if field == "" { // "… and 51 more"
 		_, err := fmt.Fprintf(t.w, "%s: %s: %s%s\n", where, ref, msg, suffix)
 		return err
@@ -326,6 +326,7 @@ func objectJSON(r *Result) any {
 		APIVersion  string        `json:"apiVersion"`
 		Kind        string        `json:"kind"`
 		Namespace   string        `json:"namespace"`
+		Mesh        string        `json:"mesh,omitempty"`
 		Name        string        `json:"name"`
 		KRI         string        `json:"kri"`
 		Allowed     bool          `json:"allowed"`
@@ -334,7 +335,7 @@ func objectJSON(r *Result) any {
 		Warnings    []jsonFinding `json:"warnings,omitempty"`
 	}
 	out := result{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Object.Kind.Kind, Namespace: r.Object.Namespace,
-		Name: r.Name(), KRI: r.KRI, Allowed: r.Allowed, Enforcement: r.Enforcement, Causes: jsonFindings(r, r.Errors(), r.MoreErrors)}
+		Mesh: r.Object.Mesh, Name: r.Name(), KRI: r.KRI, Allowed: r.Allowed, Enforcement: r.Enforcement, Causes: jsonFindings(r, r.Errors(), r.MoreErrors)}
 	if w := r.Warnings(); len(w) > 0 || r.MoreWarnings.N > 0 {
 		out.Warnings = jsonFindings(r, w, r.MoreWarnings)
 	}

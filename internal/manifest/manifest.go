@@ -35,8 +35,12 @@ type Document struct {
 	Line int
 	// Object is the object as JSON; nil when Err is set.
 	Object []byte
-	// APIVersion and Kind are the object's.
+	// APIVersion and Kind are the object's. For a Kuma Universal resource, APIVersion is empty
+	// and Kind is its type.
 	APIVersion, Kind string
+	// Universal says that the document is a Kuma Universal resource, as kumactl writes one: type
+	// and name, no apiVersion or kind (docs/universal.md).
+	Universal bool
 	// Err says why the document could not be read. It wraps ErrNotObject when the document is
 	// not a Kubernetes object.
 	Err error
@@ -369,6 +373,23 @@ type header struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
 	Items      json.RawMessage `json:"items"`
+	// Type and Name make a Kuma Universal resource of a document without apiVersion and kind.
+	// They stay raw: in other documents (Helm values) they may be anything.
+	Type json.RawMessage `json:"type"`
+	Name json.RawMessage `json:"name"`
+}
+
+// universalType returns the type of a Kuma Universal resource: a document with neither apiVersion
+// nor kind, whose type and name are non-empty strings.
+func (h *header) universalType() (string, bool) {
+	if h.APIVersion != "" || h.Kind != "" {
+		return "", false
+	}
+	var typ, name string
+	if json.Unmarshal(h.Type, &typ) != nil || json.Unmarshal(h.Name, &name) != nil || typ == "" || name == "" {
+		return "", false
+	}
+	return typ, true
 }
 
 // isList reports whether h is a List: kind List, or a kind ending in "List", with an items array.
@@ -399,6 +420,13 @@ func object(source string, line int, j []byte, h header, err error) Document {
 	switch {
 	case err != nil:
 		d.Err = err
+	case h.Kind == "" && h.APIVersion == "" && len(h.Type) > 0:
+		typ, ok := h.universalType()
+		if !ok {
+			d.Err = fmt.Errorf("%w: kind is missing, and type and name are not those of a Kuma Universal resource", ErrNotObject)
+			return d
+		}
+		d.Kind, d.Universal, d.Object = typ, true, j
 	case h.Kind == "":
 		d.Err = fmt.Errorf("%w: kind is missing", ErrNotObject)
 	case h.APIVersion == "":
