@@ -37,12 +37,22 @@ grants exactly that; docs/cli.md).
 --report=cluster also writes an OpenReports Report (ClusterReport for a cluster-scoped object) for
 each object with findings, owned by it, and deletes kriguard's reports of objects that no longer
 have any; it writes only what changed. --report=yaml prints those reports instead of the results
-(docs/reports.md). --report=cluster needs to list, create, update and delete reports too.`,
+(docs/reports.md). --report=cluster needs to list, create, update and delete reports too.
+
+With --kuma-api it reads a Kuma control plane's REST API instead (Universal, or any control plane
+whose API it can reach): its version from the index (the release judged against, unless
+--kuma-version says otherwise), the types it serves from /_resources, then every resource of each
+guarded type, page by page, each judged as check judges kumactl YAML. A user token comes from
+--kuma-token-file or $KUMA_API_TOKEN; --kuma-ca-file, --kuma-client-cert and --kuma-client-key set
+up TLS. An unreachable or refusing control plane, or a listing that fails part way, is exit 2 with
+the URL and the status (docs/universal.md).`,
 		example: `  kriguard audit -A
   kriguard audit -n kuma-demo -o json
   kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml
   kriguard audit -A --report=cluster
-  kriguard audit -n kuma-demo --report=yaml > reports.yaml`,
+  kriguard audit -n kuma-demo --report=yaml > reports.yaml
+  kriguard audit --kuma-api http://127.0.0.1:5681
+  KUMA_API_TOKEN=$(cat token) kriguard audit --kuma-api https://cp.example:5682 --kuma-ca-file ca.pem --kuma-version 3.0`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			releaseFlag(a, fs)
@@ -50,8 +60,9 @@ have any; it writes only what changed. --report=yaml prints those reports instea
 			fs.StringVar(&a.kubeContext, "context", "", "kubeconfig context to use (default: the current one)")
 			fs.StringVarP(&a.namespace, "namespace", "n", "", "audit this namespace only (default: the context's); cluster-scoped kinds are skipped")
 			fs.BoolVarP(&a.allNamespaces, "all-namespaces", "A", false, "audit every namespace and the cluster-scoped kinds")
-			fs.Int64Var(&a.chunkSize, "chunk-size", 500, "objects per LIST page")
+			fs.Int64Var(&a.chunkSize, "chunk-size", 500, "objects per LIST page (with --kuma-api, resources per page, at most 1000)")
 			reportFlags(a, fs)
+			kumaAPIFlagSet(a, fs)
 		},
 		run: runAudit,
 	}
@@ -61,6 +72,9 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	const path = "kriguard audit"
 	if len(args) > 0 {
 		return a.fail(path, usagef("unexpected argument %q", args[0]))
+	}
+	if a.kumaAPI.url != "" {
+		return runKumaAudit(a, ctx)
 	}
 	if a.allNamespaces && a.namespace != "" {
 		return a.fail(path, usagef("--namespace and --all-namespaces exclude each other"))

@@ -102,6 +102,7 @@ type app struct {
 	chunkSize                          int64
 	report                             string
 	reportConcurrency                  int
+	kumaAPI                            kumaAPIFlags
 
 	// envoy
 	strict   bool

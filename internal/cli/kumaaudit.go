@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/internal/kumaapi"
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
+)
+
+// kumaAPIFlags are audit's flags for a Kuma control plane's REST API.
+type kumaAPIFlags struct {
+	url, tokenFile, caFile, certFile, keyFile string
+}
+
+func kumaAPIFlagSet(a *app, fs *pflag.FlagSet) {
+	fs.StringVar(&a.kumaAPI.url, "kuma-api", "", "audit the resources of this Kuma control plane's REST API (http://127.0.0.1:5681, https://cp:5682) instead of a Kubernetes cluster")
+	fs.StringVar(&a.kumaAPI.tokenFile, "kuma-token-file", "", "file holding a Kuma user token, sent as a Bearer token (default: $KUMA_API_TOKEN; none needed on the control plane's own loopback)")
+	fs.StringVar(&a.kumaAPI.caFile, "kuma-ca-file", "", "PEM file of the CAs that sign the control plane's certificate (default: the system's)")
+	fs.StringVar(&a.kumaAPI.certFile, "kuma-client-cert", "", "client certificate (PEM) for the control plane's TLS")
+	fs.StringVar(&a.kumaAPI.keyFile, "kuma-client-key", "", "the client certificate's key (PEM)")
+}
+
+// runKumaAudit is audit --kuma-api: every resource the control plane holds, of every type it serves
+// that is judged under the release (its index's version unless --kuma-version says otherwise),
+// judged as its release's REST API judges its creation (docs/universal.md).
+func runKumaAudit(a *app, ctx context.Context) int {
+	const path = "kriguard audit"
+	if a.namespace != "" || a.allNamespaces || a.kubeconfig != "" || a.kubeContext != "" || a.report != reportNone {
+		return a.fail(path, usagef("--kuma-api reads a control plane, not a cluster: drop --namespace, --all-namespaces, --kubeconfig, --context and --report"))
+	}
+	if a.chunkSize <= 0 || a.chunkSize > kumaapi.MaxPageSize {
+		return a.fail(path, usagef("--chunk-size must be 1 to %d with --kuma-api (the control plane's largest page)", kumaapi.MaxPageSize))
+	}
+	if err := a.loadConfig(); err != nil {
+		return a.fail(path, err)
+	}
+	token, err := a.kumaToken()
+	if err != nil {
+		return a.fail(path, err)
+	}
+	c, err := kumaapi.New(kumaapi.Options{URL: a.kumaAPI.url, Token: token, CAFile: a.kumaAPI.caFile,
+		CertFile: a.kumaAPI.certFile, KeyFile: a.kumaAPI.keyFile, PageSize: int(a.chunkSize)})
+	if err != nil {
+		return a.fail(path, usagef("--kuma-api: %v", err))
+	}
+	ix, err := c.Index(ctx)
+	if err != nil {
+		return a.fail(path, err)
+	}
+	rel := a.release
+	if a.kumaVersion == "" {
+		if rel, err = releaseOfVersion(ix.Version); err != nil {
+			return a.fail(path, fmt.Errorf("%s: %w", c.URL(), err))
+		}
+	}
+	fmt.Fprintf(a.errOut, "audit: %s is %s %s; judged as Kuma %s\n", c.URL(), ix.Product, ix.Version, rel)
+	types, err := c.Types(ctx)
+	if err != nil {
+		return a.fail(path, err)
+	}
+	var judged []kumaapi.ResourceType
+	for _, t := range types {
+		if a.cfg.Judges(schema.GroupKind{Group: rules.KumaGroup, Kind: t.Name}, rel) {
+			judged = append(judged, t)
+		}
+	}
+	var p *progressLine
+	if a.streams.ErrIsTerminal {
+		p = &progressLine{w: a.errOut, start: time.Now()}
+	}
+	w, err := a.resultWriters(objectResults, formatText, formatJSON)
+	if err != nil {
+		return a.fail(path, err)
+	}
+	var t tally
+	source := c.URL()
+	for i, typ := range judged {
+		gk := schema.GroupKind{Group: rules.KumaGroup, Kind: typ.Name}
+		_, err = c.List(ctx, typ, func(raw json.RawMessage) error {
+			d, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				t.errors++
+				a.kumaError(p, fmt.Errorf("%s %s: %w", source, typ.Name, err))
+				return nil
+			}
+			t.objects++
+			if !d.Allowed {
+				t.denied++
+			}
+			if err := w.write(newResult(source, 0, "", d, nil)); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			if p != nil {
+				if a.out.Buffered() > 0 {
+					p.clear()
+				}
+				p.update(i, len(judged), t.objects)
+			}
+			return a.out.Flush()
+		})
+		if err != nil {
+			break
+		}
+	}
+	if p != nil {
+		p.done(t)
+	}
+	if err == nil {
+		err = w.close()
+	} else if ctx.Err() == nil {
+		// A listing that failed part way: what was judged is printed, and the run fails, so that
+		// no one reads it as the whole control plane.
+		_ = w.close()
+		err = fmt.Errorf("%w; the audit is incomplete: %d resources judged before it stopped", err, t.objects)
+	}
+	if err != nil {
+		return a.fail(path, err)
+	}
+	return t.exitCode()
+}
+
+func (a *app) kumaError(p *progressLine, err error) {
+	if p != nil {
+		p.clear()
+	}
+	_ = a.out.Flush()
+	fmt.Fprintf(a.errOut, "kriguard audit: %v\n", err)
+}
+
+// kumaToken reads the user token: --kuma-token-file, else $KUMA_API_TOKEN, else none.
+func (a *app) kumaToken() (string, error) {
+	if f := a.kumaAPI.tokenFile; f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", usagef("--kuma-token-file: %v", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", usagef("--kuma-token-file: %s is empty", f)
+		}
+		return tok, nil
+	}
+	return strings.TrimSpace(os.Getenv("KUMA_API_TOKEN")), nil
+}
+
+// releaseOfVersion returns the release a control plane of version v runs: its minor version
+// ("2.14.3" is 2.14), or for a development build ("0.0.0-348b6528b") the release whose facts were
+// read from that very commit.
+func releaseOfVersion(v string) (naming.Release, error) {
+	if rel, err := naming.ParseRelease(v); err == nil {
+		return rel, nil
+	}
+	if commit, ok := strings.CutPrefix(v, "0.0.0-"); ok && len(commit) >= 7 {
+		for _, r := range naming.Releases() {
+			_, at, ok := strings.Cut(r.Upstream(), "-")
+			if ok && len(at) >= 7 && (strings.HasPrefix(commit, at) || strings.HasPrefix(at, commit)) {
+				return r, nil
+			}
+		}
+	}
+	return naming.Release{}, fmt.Errorf("version %q names no Kuma release kriguard knows (%q): say which to judge against with --kuma-version", v, releaseNames())
+}

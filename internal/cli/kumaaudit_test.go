@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// kumaFixture is what a real kuma-cp answered, recorded as testdata/kumaapi/README.md says: each
+// request URI (path and query) with its status and body, and under "401" a refused request.
+type kumaFixture map[string]struct {
+	Path   string          `json:"path"`
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+func readKumaFixture(t testing.TB, name string) kumaFixture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "kumaapi", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f kumaFixture
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// kumaServer serves a fixture over loopback TLS as the control plane served it: with token set,
+// a request without it as Bearer gets the recorded 401; a URI the control plane was not asked
+// gets a 404. fail, when it returns true for a URI, answers it with a 500 instead.
+type kumaServer struct {
+	*httptest.Server
+	caFile   string
+	requests atomic.Int64
+}
+
+func newKumaServer(t testing.TB, f kumaFixture, token string, fail func(uri string) bool) *kumaServer {
+	t.Helper()
+	s := &kumaServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
+			w.WriteHeader(f["401"].Status)
+			_, _ = w.Write(f["401"].Body)
+			return
+		}
+		uri := r.URL.RequestURI()
+		if fail != nil && fail(uri) {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"title":"Could not list resources","detail":"store failure"}`))
+			return
+		}
+		rec, ok := f[uri]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = fmt.Fprintf(w, `{"title":"no fixture for %s"}`, uri)
+			return
+		}
+		w.WriteHeader(rec.Status)
+		_, _ = w.Write(rec.Body)
+	}))
+	s.Config.ErrorLog = log.New(io.Discard, "", 0) // the unknown-CA case fails a handshake on purpose
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	s.caFile = filepath.Join(t.TempDir(), "ca.pem")
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+	if err := os.WriteFile(s.caFile, ca, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// listedKRIs returns the KRI the control plane listed for each resource of the fixture, by
+// "Type mesh/name".
+func listedKRIs(t testing.TB, f kumaFixture) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for uri, rec := range f {
+		if uri == "/" || uri == "/_resources" || uri == "401" {
+			continue
+		}
+		var p struct {
+			Items []struct{ Type, Mesh, Name, KRI string } `json:"items"`
+		}
+		if err := json.Unmarshal(rec.Body, &p); err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		for _, it := range p.Items {
+			out[it.Type+" "+it.Mesh+"/"+it.Name] = it.KRI
+		}
+	}
+	return out
+}
+
+const fixtureToken = "fixture-user-token"
+
+// audit --kuma-api reads each release's recorded control plane over TLS with a token, page by
+// page, detects the release from the index, and gives each resource the KRI the control plane
+// itself listed for it.
+func TestKumaAuditFixtures(t *testing.T) {
+	for _, tt := range []struct {
+		fixture, release string
+		// refused are resources the release refuses or whose KRI it cannot hold.
+		refused []string
+	}{
+		{"v2.14.3-0c7aaec", "2.14", []string{"MeshTimeout default/timeout-5", "MeshTimeout mesh.a/timeout-md", "MeshService default/backend.v1"}},
+		{"master-348b652", "3.0", []string{"MeshTimeout default/timeout-sn"}},
+	} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			f := readKumaFixture(t, tt.fixture)
+			s := newKumaServer(t, f, fixtureToken, nil)
+			t.Setenv("KUMA_API_TOKEN", fixtureToken)
+			r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--chunk-size", "5", "-o", "json")
+			if r.code != ExitDenied {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitDenied, r.stderr)
+			}
+			if want := "judged as Kuma " + tt.release; !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q does not say %q", r.stderr, want)
+			}
+			listed := listedKRIs(t, f)
+			got := map[string]jsonResult{}
+			for _, res := range decodeResults(t, r.stdout) {
+				key := res.Kind + " " + res.Mesh + "/" + res.Name
+				got[key] = res
+				want, ok := listed[key]
+				if !ok {
+					t.Errorf("%s: judged, but not in the fixture", key)
+					continue
+				}
+				if res.KRI != "" && res.KRI != want {
+					t.Errorf("%s: KRI %q, the control plane lists %q", key, res.KRI, want)
+				}
+				if res.Source != s.URL {
+					t.Errorf("%s: source %q, want the control plane's URL", key, res.Source)
+				}
+			}
+			if len(got) < 20 {
+				t.Errorf("judged %d resources: the fixture holds more", len(got))
+			}
+			// Every resource of every guarded type the fixture holds was judged: paging went
+			// through every page (the fixture's pages are of 5).
+			for key, kri := range listed {
+				if _, ok := got[key]; !ok && kri != "" && !strings.HasPrefix(key, "ZoneEgress") {
+					t.Errorf("%s (%s) listed by the control plane, not judged", key, kri)
+				}
+			}
+			for _, key := range tt.refused {
+				if res, ok := got[key]; !ok || res.Allowed {
+					t.Errorf("%s: want it refused, got %+v", key, res)
+				}
+			}
+		})
+	}
+}
+
+// The 3.0 readiness of a 2.14 control plane: --kuma-version 3.0 overrides the index, and reports
+// what 3.0 refuses among the stored resources.
+func TestKumaAuditReadiness(t *testing.T) {
+	f := readKumaFixture(t, "v2.14.3-0c7aaec")
+	s := newKumaServer(t, f, fixtureToken, nil)
+	tokenFile := writeFile(t, t.TempDir(), "token", fixtureToken+"\n")
+	r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--kuma-token-file", tokenFile, "--kuma-version", "3.0", "--chunk-size", "5", "-o", "json")
+	if r.code != ExitDenied || !strings.Contains(r.stderr, "is Kuma 2.14.3; judged as Kuma 3.0") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	causeAt := map[string]string{}
+	for _, res := range decodeResults(t, r.stdout) {
+		for _, c := range res.Causes {
+			causeAt[res.Kind+" "+res.Name+" "+c.Field] = c.Message
+		}
+	}
+	for _, want := range []string{
+		"Mesh mesh.a name",                               // RFC 1035
+		"Mesh 1mesh name",                                // RFC 1035
+		"MeshService 1backend name",                      // RFC 1035
+		"MeshTimeout timeout-to-ms spec.to[0].targetRef", // by name
+		"MeshTimeout timeout-subset spec.targetRef.kind", // MeshSubset
+		"ZoneEgress ze-1 type",                           // removed
+	} {
+		if _, ok := causeAt[want]; !ok {
+			t.Errorf("no cause %q; causes: %v", want, causeAt)
+		}
+	}
+}
+
+// A refusing or unreachable control plane, and a listing that fails part way, are exit 2 with
+// the URL and the status; nothing is reported as complete.
+func TestKumaAuditErrors(t *testing.T) {
+	f := readKumaFixture(t, "v2.14.3-0c7aaec")
+	t.Run("no token", func(t *testing.T) {
+		s := newKumaServer(t, f, fixtureToken, nil)
+		t.Setenv("KUMA_API_TOKEN", "")
+		r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile)
+		if r.code != ExitError || !strings.Contains(r.stderr, s.URL+"/: 401 Unauthorized: Invalid authentication data") {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("unknown CA", func(t *testing.T) {
+		s := newKumaServer(t, f, "", nil)
+		r := run(t, "", "audit", "--kuma-api", s.URL)
+		if r.code != ExitError || !strings.Contains(r.stderr, s.URL+"/: control plane unreachable") || !strings.Contains(r.stderr, "certificate") {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("unreachable", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "http://" + l.Addr().String()
+		l.Close()
+		r := run(t, "", "audit", "--kuma-api", url)
+		if r.code != ExitError || !strings.Contains(r.stderr, url+"/: control plane unreachable") {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("fails part way", func(t *testing.T) {
+		s := newKumaServer(t, f, "", func(uri string) bool { return uri == "/meshtimeouts?offset=10&size=5" })
+		r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--chunk-size", "5", "-o", "json")
+		if r.code != ExitError || !strings.Contains(r.stderr, s.URL+"/meshtimeouts: 500 Internal Server Error") || !strings.Contains(r.stderr, "the audit is incomplete") {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+		decodeResults(t, r.stdout) // what was judged is still a whole JSON array
+	})
+	t.Run("unknown version", func(t *testing.T) {
+		g := kumaFixture{}
+		for k, v := range f {
+			g[k] = v
+		}
+		ix := g["/"]
+		ix.Body = json.RawMessage(`{"product":"Kuma","version":"0.0.0-abcdef012"}`)
+		g["/"] = ix
+		s := newKumaServer(t, g, "", nil)
+		r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile)
+		if r.code != ExitError || !strings.Contains(r.stderr, `version "0.0.0-abcdef012" names no Kuma release`) {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+	})
+}

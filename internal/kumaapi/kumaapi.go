@@ -1,0 +1,291 @@
+package kumaapi
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxPageSize is the largest page Kuma's REST API serves (pkg/api-server/pagination.go).
+const MaxPageSize = 1000
+
+// requestTimeout bounds one request: a control plane that accepts connections and never answers
+// is an error, not a hang.
+const requestTimeout = 2 * time.Minute
+
+// maxBody bounds one answer: a page of MaxPageSize resources of a few KiB each.
+const maxBody = 256 << 20
+
+// Options say how to reach a control plane.
+type Options struct {
+	// URL is the API server's address, "http://127.0.0.1:5681" or "https://cp.example:5682", with
+	// a path prefix when a proxy serves it under one.
+	URL string
+	// Token is a Kuma user token, sent as a Bearer token; "" sends none (a control plane lets
+	// direct loopback callers in as admin).
+	Token string
+	// CAFile is a PEM bundle of the CAs that sign the API server's certificate; "" uses the
+	// system's. CertFile and KeyFile are a client certificate and its key, both or neither.
+	CAFile, CertFile, KeyFile string
+	// PageSize is the number of resources asked per page: 1 to MaxPageSize; 0 means 500.
+	PageSize int
+	// Transport, when set, carries the requests instead of one built from the TLS options.
+	Transport http.RoundTripper
+}
+
+// Client reads a Kuma control plane's REST API.
+type Client struct {
+	base  *url.URL
+	token string
+	size  int
+	hc    *http.Client
+}
+
+// New returns a client for the control plane of o. It reads the certificate files now, so that a
+// wrong path is an error before any request.
+func New(o Options) (*Client, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("control plane URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("control plane URL %q: want http:// or https:// and a host", o.URL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("control plane URL: credentials belong in a token, not in the URL")
+	}
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	size := o.PageSize
+	switch {
+	case size == 0:
+		size = 500
+	case size < 0 || size > MaxPageSize:
+		return nil, fmt.Errorf("page size %d: want 1 to %d", size, MaxPageSize)
+	}
+	rt := o.Transport
+	if rt == nil {
+		tc, err := tlsConfig(o)
+		if err != nil {
+			return nil, err
+		}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = tc
+		rt = t
+	}
+	// Never follow a redirect: it could carry the token elsewhere.
+	hc := &http.Client{Transport: rt, Timeout: requestTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &Client{base: u, token: strings.TrimSpace(o.Token), size: size, hc: hc}, nil
+}
+
+func tlsConfig(o Options) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA file %s holds no PEM certificate", o.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if (o.CertFile == "") != (o.KeyFile == "") {
+		return nil, errors.New("a client certificate needs both its certificate and its key file")
+	}
+	if o.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("loading the client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// URL returns the control plane's address as given.
+func (c *Client) URL() string { return c.base.String() }
+
+// StatusError is an answer other than 200: the control plane refused the request.
+type StatusError struct {
+	// URL is the request's, without its query.
+	URL string
+	// Status is the HTTP status code; Title and Detail what Kuma's error body says, if anything.
+	Status        int
+	Title, Detail string
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("%s: %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	switch {
+	case e.Title != "" && e.Detail != "" && e.Detail != e.Title:
+		msg += ": " + e.Title + ": " + e.Detail
+	case e.Title != "":
+		msg += ": " + e.Title
+	}
+	if e.Status == http.StatusUnauthorized {
+		msg += " (give a user token with --kuma-token-file or KUMA_API_TOKEN)"
+	}
+	return msg
+}
+
+// get fetches path (with query) under the base URL and decodes its JSON answer into v.
+func (c *Client) get(ctx context.Context, path string, query url.Values, v any) error {
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawQuery = query.Encode()
+	where := u.Scheme + "://" + u.Host + u.Path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: control plane unreachable: %w", where, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return fmt.Errorf("%s: reading the answer: %w", where, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		se := &StatusError{URL: where, Status: resp.StatusCode}
+		var kerr struct {
+			Title  string `json:"title"`
+			Detail string `json:"detail"`
+		}
+		if json.Unmarshal(body, &kerr) == nil {
+			se.Title, se.Detail = kerr.Title, kerr.Detail
+		}
+		return se
+	}
+	if len(body) > maxBody {
+		return fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
+	}
+	return nil
+}
+
+// Index is what a control plane says of itself at "/".
+type Index struct {
+	Product string `json:"product"`
+	// Version is Kuma's version: "2.14.3", or "0.0.0-<commit>" for a development build.
+	Version  string `json:"version"`
+	Hostname string `json:"hostname"`
+}
+
+// Index reads the control plane's index.
+func (c *Client) Index(ctx context.Context) (Index, error) {
+	var ix Index
+	if err := c.get(ctx, "/", nil, &ix); err != nil {
+		return Index{}, err
+	}
+	if ix.Version == "" {
+		return Index{}, fmt.Errorf("%s/: the index has no version: is this a Kuma control plane?", c.base)
+	}
+	return ix, nil
+}
+
+// ResourceType is one type the control plane serves, as its /_resources lists it.
+type ResourceType struct {
+	// Name is the type, "MeshTimeout"; Path the plural in its URLs, "meshtimeouts".
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Scope is "Mesh" or "Global".
+	Scope     string `json:"scope"`
+	ShortName string `json:"shortName"`
+	ReadOnly  bool   `json:"readOnly"`
+}
+
+// Types reads the types the control plane serves (/_resources).
+func (c *Client) Types(ctx context.Context) ([]ResourceType, error) {
+	var r struct {
+		Resources []ResourceType `json:"resources"`
+	}
+	if err := c.get(ctx, "/_resources", nil, &r); err != nil {
+		return nil, err
+	}
+	for _, t := range r.Resources {
+		if t.Name == "" || t.Path == "" || strings.ContainsAny(t.Path, "/?#") {
+			return nil, fmt.Errorf("%s/_resources: a type without a usable name and path: %+v", c.base, t)
+		}
+	}
+	return r.Resources, nil
+}
+
+// page is one page of a list.
+type page struct {
+	Total *int              `json:"total"`
+	Items []json.RawMessage `json:"items"`
+	Next  *string           `json:"next"`
+}
+
+// List calls fn with each resource of type t, every mesh at once (/{path}), page by page: size
+// and offset, following each page's next. It fails rather than end early: on an error answer, a
+// next it cannot follow, or a list whose count differs from the total the control plane gave (the
+// resources changed while they were read), so that a listing it returns from without an error is
+// complete.
+func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessage) error) (int, error) {
+	q := url.Values{"size": {strconv.Itoa(c.size)}}
+	path := "/" + t.Path
+	seen, total := 0, -1
+	for pages := 0; ; pages++ {
+		var p page
+		if err := c.get(ctx, path, q, &p); err != nil {
+			return seen, err
+		}
+		if p.Total == nil {
+			return seen, fmt.Errorf("%s%s: a list answer without total", c.base, path)
+		}
+		if total < 0 {
+			total = *p.Total
+		}
+		for _, it := range p.Items {
+			if err := fn(it); err != nil {
+				return seen, err
+			}
+			seen++
+		}
+		if p.Next == nil || *p.Next == "" {
+			break
+		}
+		// The control plane builds next from the URL it was asked, which a proxy may have
+		// rewritten: only its offset and size are taken, on this client's own URL.
+		nu, err := url.Parse(*p.Next)
+		if err != nil {
+			return seen, fmt.Errorf("%s%s: next %q: %w", c.base, path, *p.Next, err)
+		}
+		nq := nu.Query()
+		if nq.Get("offset") == "" || nq.Get("offset") == q.Get("offset") || len(p.Items) == 0 {
+			return seen, fmt.Errorf("%s%s: next %q does not move past offset %q", c.base, path, *p.Next, q.Get("offset"))
+		}
+		q = nq
+		if pages > total {
+			return seen, fmt.Errorf("%s%s: more pages than the %d resources need", c.base, path, total)
+		}
+	}
+	if seen != total {
+		return seen, fmt.Errorf("%s%s: listed %d resources, the control plane counted %d: they changed while they were read; run again", c.base, path, seen, total)
+	}
+	return seen, nil
+}
