@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -117,10 +117,9 @@ func (r Release) ValidateUniversal(u Universal) field.ErrorList {
 		errs = append(errs, field.Required(uNamePath, "cannot be empty"))
 	case len(u.Name) > 253:
 		errs = append(errs, field.TooLong(uNamePath, u.Name, 253))
-	default:
-		for _, msg := range validation.IsDNS1123Subdomain(u.Name) {
-			errs = append(errs, field.Invalid(uNamePath, u.Name, msg))
-		}
+	case !isSubdomain(u.Name):
+		errs = append(errs, field.Invalid(uNamePath, u.Name, "invalid characters. A lowercase RFC 1123 subdomain must consist "+
+			"of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"))
 	}
 	if t, ok := r.Registry().ByKind(u.Type); ok && t.Scope == ScopeMesh && u.Mesh != "" {
 		switch {
@@ -137,17 +136,82 @@ func (r Release) ValidateUniversal(u Universal) field.ErrorList {
 		e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, u.Type)
 		errs = append(errs, e)
 	}
+	bad := false
+	for k, v := range u.Labels {
+		bad = bad || !isQualifiedName(k) || !isLabelValue(v)
+	}
+	if !bad {
+		return errs
+	}
 	for _, k := range slices.Sorted(maps.Keys(u.Labels)) {
 		p := uLabelsPath.Key(k)
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
+		if !isQualifiedName(k) {
+			errs = append(errs, field.Invalid(p, k, "must be a qualified name: an optional DNS subdomain prefix and '/', "+
+				"then a name part of at most 63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character"))
 		}
-		for _, msg := range validation.IsValidLabelValue(u.Labels[k]) {
-			errs = append(errs, field.Invalid(p, u.Labels[k], msg))
+		if v := u.Labels[k]; !isLabelValue(v) {
+			errs = append(errs, field.Invalid(p, v, "a valid label value must be an empty string or at most 63 "+
+				"alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character"))
 		}
 	}
 	return errs
 }
+
+// isSubdomain reports whether s is a lowercase RFC 1123 subdomain of at most 253 characters: dot
+// separated labels of lowercase letters, digits and '-', each starting and ending with a letter
+// or digit (Kuma's identifierRegexp, apimachinery's IsDNS1123Subdomain).
+func isSubdomain(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			c := s[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+			continue
+		}
+		if i == start || s[start] == '-' || s[i-1] == '-' {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// isLabelValue reports whether s is a valid Kubernetes label value, as Kuma holds its labels to
+// (apimachinery's IsValidLabelValue): empty, or at most 63 letters, digits, '-', '_' or '.',
+// starting and ending with a letter or digit.
+func isLabelValue(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) > 63 || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isQualifiedName reports whether s is a label key (apimachinery's IsQualifiedName): a name part,
+// optionally after a lowercase DNS subdomain prefix and '/'.
+func isQualifiedName(s string) bool {
+	prefix, name, found := strings.Cut(s, "/")
+	if !found {
+		name = s
+	} else if !isSubdomain(prefix) {
+		return false
+	}
+	return name != "" && isLabelValue(name)
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
 
 // universalShortNames are the kinds whose name Kuma's Universal managers hold to 63 characters in
 // every release: a Mesh (managers/apis/mesh/mesh_validator.go in 2.14; 3.0's RFC 1035 rule holds

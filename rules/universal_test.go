@@ -232,3 +232,37 @@ func sharedUniversalVectors(t *testing.T) []universalVector {
 	}
 	return out
 }
+
+// Any bytes given as a Universal resource are decided or refused with an error, never a panic,
+// under every release.
+func FuzzDecideUniversal(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"MeshTimeout","mesh":"default","name":"t","labels":{"kuma.io/display-name":"X_y"},"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"b","sectionName":"HTTP"}}]}}`,
+		`{"type":"MeshService","mesh":"default","name":"a.b","spec":{"ports":[{"name":"http_1","port":80}]}}`,
+		`{"type":"MeshProxyPatch","mesh":"m","name":"p","spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"kri_x"}}}]}}}`,
+		`{"type":"ZoneEgress","name":"z"}`, `{"type":"MeshTimeout","labels":null,"spec":null}`, `[]`, `{"type":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	c := DefaultConfig()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var head struct {
+			Type any `json:"type"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		kind, _ := head.Type.(string)
+		if kind == "" {
+			kind = "MeshTimeout"
+		}
+		for _, rel := range naming.Releases() {
+			gk := schema.GroupKind{Group: KumaGroup, Kind: kind}
+			if !c.Judges(gk, rel) {
+				continue
+			}
+			d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
+			if err == nil && d.Allowed && len(d.Errors()) > 0 {
+				t.Errorf("allowed with errors: %v", d.Errors())
+			}
+		}
+	})
+}
