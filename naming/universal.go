@@ -211,7 +211,9 @@ func isQualifiedName(s string) bool {
 	return name != "" && isLabelValue(name)
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // universalShortNames are the kinds whose name Kuma's Universal managers hold to 63 characters in
 // every release: a Mesh (managers/apis/mesh/mesh_validator.go in 2.14; 3.0's RFC 1035 rule holds
