@@ -107,8 +107,8 @@ func StoredUniversal(k KRI, u Universal, zone string) KRI {
 //   - name: a lowercase RFC 1123 subdomain of at most 253 characters;
 //   - mesh, for mesh-scoped types: at most 253 lowercase letters, digits, '-', '_' or '.', which
 //     admits meshes that cannot be a KRI's (ForUniversal reports those);
-//   - a Mesh, and the kinds r limits to 63 characters on Kubernetes (2.14: MeshService and
-//     MeshExternalService): at most 63 characters;
+//   - a Mesh's name, and the display name of the kinds r limits to 63 characters on Kubernetes
+//     (2.14: MeshService and MeshExternalService): at most 63 characters;
 //   - every label: a qualified name, with a valid label value.
 func (r Release) ValidateUniversal(u Universal) field.ErrorList {
 	var errs field.ErrorList
@@ -130,9 +130,15 @@ func (r Release) ValidateUniversal(u Universal) field.ErrorList {
 				"invalid characters. Valid characters are numbers, lowercase latin letters and '-', '_', '.' symbols."))
 		}
 	}
-	short := slices.Contains(universalShortNames, u.Type) || slices.Contains(r.facts().shortNames, u.Type)
-	if short && len(u.Name) > 63 && !r.RFC1035Name(u.Type) {
-		e := field.TooLong(uNamePath, u.Name, 63)
+	// A Mesh's name is held to 63 by the manager, the services' display name by their validators.
+	limited, from := u.Name, uNamePath
+	short := slices.Contains(universalShortNames, u.Type)
+	if slices.Contains(r.facts().shortNames, u.Type) {
+		short = true
+		limited, from = u.DisplayName()
+	}
+	if short && len(limited) > 63 && !r.RFC1035Name(u.Type) {
+		e := field.TooLong(from, limited, 63)
 		e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, u.Type)
 		errs = append(errs, e)
 	}

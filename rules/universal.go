@@ -95,26 +95,16 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	return d.with(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes), nil
 }
 
-// universalOverwritten notes each label of rel.Overwritten that u sets to a value the control
-// plane replaces: kuma.io/display-name, which it sets to name, and kuma.io/origin, which it sets to
-// where the resource is created.
+// universalOverwritten notes a kuma.io/display-name label other than name when rel's control plane
+// overwrites the label with the name: the resource's KRI and display name change. The
+// kuma.io/origin label, which rel also sets, is left alone on Universal: every stored resource
+// carries the one its control plane set, and the REST API already refuses an origin that does not
+// fit the control plane (docs/universal.md).
 func universalOverwritten(rel naming.Release, u *universalResource, notes field.ErrorList) field.ErrorList {
-	for _, key := range rel.Overwritten() {
-		v, ok := u.Labels[key]
-		if !ok {
-			continue
-		}
-		p := naming.UniversalLabelPath(key)
-		switch key {
-		case naming.LabelDisplayName:
-			if v != u.Name {
-				notes = append(notes, field.Invalid(p, v,
-					fmt.Sprintf("Kuma %s overwrites it with name %q: the resource's KRI and display name are %q", rel, u.Name, u.Name)))
-			}
-		default:
-			notes = append(notes, field.Invalid(p, v,
-				fmt.Sprintf("Kuma %s's control plane sets this label itself, whatever it holds", rel)))
-		}
+	v, ok := u.Labels[naming.LabelDisplayName]
+	if !ok || v == "" || v == u.Name || !slices.Contains(rel.Overwritten(), naming.LabelDisplayName) {
+		return notes
 	}
-	return notes
+	return append(notes, field.Invalid(naming.UniversalLabelPath(naming.LabelDisplayName), v,
+		fmt.Sprintf("Kuma %s overwrites it with name %q: the resource's KRI and display name are %q", rel, u.Name, u.Name)))
 }
