@@ -115,6 +115,8 @@ var ruleInfo = map[Rule]RuleInfo{
 		"The mutating webhook writes the object's KRI into kriguard.io/kri; a stale one means labels changed after it was written."},
 	RuleOriginKRI: {LevelError, "status.origin.kri is a valid KRI",
 		"A MeshTrust's status.origin.kri must be a string and a valid KRI."},
+	RuleUniversalName: {LevelError, "A Universal resource's name, mesh and labels are what the Kuma release's REST API accepts",
+		"On Universal the control plane's REST API refuses a name that is not a lowercase RFC 1123 subdomain of at most 253 characters, a mesh with other characters than lowercase letters, digits, '-', '_' and '.', a label key that is not a qualified name or a value that is not a label value, a Mesh name over 63 characters, and on 2.14 a MeshService or MeshExternalService display name over 63."},
 	RuleRemovedKind: {LevelError, "The object's kind is one the Kuma release removed",
 		"The release judged against (3.0) no longer has this kind; the message names what replaces it."},
 	RuleReleaseName: {LevelError, "The name is an RFC 1035 label where the Kuma release demands one",
