@@ -27,7 +27,8 @@ func fixCommand() *command {
 		name:  "fix",
 		use:   "kriguard fix --kuma-version 3.0 PATH... [flags]",
 		short: "rewrite manifests for a Kuma upgrade: only what is mechanical, never a rename",
-		long: `fix rewrites Kubernetes manifests — files, folders (recursively, their .yaml and .yml files) and "-"
+		long: `fix rewrites Kubernetes manifests and kumactl YAML (Kuma Universal resources: type, mesh, name,
+labels, spec) — files, folders (recursively, their .yaml and .yml files) and "-"
 for standard input, written to standard output — for the Kuma release --kuma-version names. For 3.0:
 a targetRef or backendRef that selects by name and namespace selects by the labels
 kuma.io/display-name and k8s.kuma.io/namespace instead, and a kuma.io/mesh annotation without the label

@@ -147,3 +147,39 @@ func TestKRIOfUniversal(t *testing.T) {
 		}
 	}
 }
+
+// fix --kuma-version 3.0 on kumactl YAML, then check --kuma-version 3.0: what check still denies,
+// fix named for a human; the by-name reference fix rewrote is no longer denied.
+func TestFixThenCheckUniversal(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "universal.yaml", mixedUniversal)
+	r := run(t, "", "fix", "--kuma-version", "3.0", p)
+	if r.code != ExitDenied {
+		t.Fatalf("fix: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	human := map[string]bool{}
+	for line := range strings.Lines(r.stderr) {
+		if _, rest, ok := strings.Cut(line, ": "); ok && strings.Contains(rest, "needs a human") {
+			obj, _, _ := strings.Cut(rest, ": ")
+			human[obj] = true
+		}
+	}
+	c := run(t, "", "check", "--kuma-version", "3.0", "-o", "json", p)
+	for _, res := range decodeResults(t, c.stdout) {
+		ref := res.Kind + " " + res.Name
+		if res.Mesh != "" {
+			ref += " (mesh " + res.Mesh + ")"
+		}
+		if !res.Allowed && !human[ref] {
+			t.Errorf("check denies %s (%v), which fix did not name for a human (%v)", ref, res.Causes, human)
+		}
+		for _, c := range res.Causes {
+			if strings.HasPrefix(c.Field, "spec.") {
+				t.Errorf("%s: %s still denied after fix", ref, c.Field)
+			}
+		}
+	}
+	if !human["Mesh mesh.a"] {
+		t.Errorf("fix did not name Mesh mesh.a for a human: %s", r.stderr)
+	}
+}

@@ -25,9 +25,14 @@ type Options struct {
 // Object names the object an edit or a finding belongs to.
 type Object struct {
 	APIVersion, Kind, Namespace, Name string
+	// Mesh is the mesh of a Kuma Universal resource (Kind is its type); "" for Kubernetes objects.
+	Mesh string
 }
 
 func (o Object) String() string {
+	if o.Mesh != "" {
+		return o.Kind + " " + o.Name + " (mesh " + o.Mesh + ")"
+	}
 	name := o.Name
 	if o.Namespace != "" {
 		name = o.Namespace + "/" + name

@@ -781,3 +781,110 @@ func TestRewriteFollowsTheReleaseFacts(t *testing.T) {
 		}
 	}
 }
+
+// Kuma Universal resources (kumactl YAML) are rewritten as the Kubernetes objects of the same kind:
+// their references select by labels; what needs a human is named at the resource's own fields.
+func TestRewriteUniversal(t *testing.T) {
+	tests := []struct {
+		name, in, want, finding string
+	}{{
+		name: "to[].targetRef by name, comments kept",
+		in: `# kumactl apply -f
+type: MeshTimeout
+mesh: default
+name: timeout-1
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshService
+        name: backend # the service
+      default:
+        idleTimeout: 20s
+`,
+		want: `# kumactl apply -f
+type: MeshTimeout
+mesh: default
+name: timeout-1
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshService
+        labels:
+          kuma.io/display-name: backend # the service
+      default:
+        idleTimeout: 20s
+`,
+	}, {
+		name: "backendRef with the resource's namespace label",
+		in: `type: MeshHTTPRoute
+mesh: default
+name: route-1
+labels:
+  k8s.kuma.io/namespace: app
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshService
+        labels:
+          kuma.io/display-name: backend
+      rules:
+        - default:
+            backendRefs:
+              - kind: MeshService
+                name: backend-v2
+                port: 80
+`,
+		want: `type: MeshHTTPRoute
+mesh: default
+name: route-1
+labels:
+  k8s.kuma.io/namespace: app
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshService
+        labels:
+          kuma.io/display-name: backend
+      rules:
+        - default:
+            backendRefs:
+              - kind: MeshService
+                labels:
+                  kuma.io/display-name: backend-v2
+                  k8s.kuma.io/namespace: app
+                port: 80
+`,
+	}, {
+		name:    "Mesh with a dot",
+		in:      "type: Mesh\nname: prod.eu\n",
+		finding: "names a Mesh with an RFC 1035 label",
+	}, {
+		name:    "MeshService whose display-name label 3.0 refuses",
+		in:      "type: MeshService\nmesh: default\nname: backend\nlabels:\n  kuma.io/display-name: backend.v1\n",
+		finding: "names a MeshService with an RFC 1035 label",
+	}, {
+		name:    "display-name label 3.0 overwrites",
+		in:      "type: MeshTimeout\nmesh: default\nname: timeout-1\nlabels:\n  kuma.io/display-name: shown\n",
+		finding: `the resource's KRI and display name become "timeout-1" instead of "shown"`,
+	}, {
+		name:    "removed type",
+		in:      "type: ZoneEgress\nname: ze-1\nnetworking:\n  address: 10.0.0.1\n  port: 10002\n",
+		finding: "ZoneEgress is removed in Kuma 3.0",
+	}, {
+		name: "a Helm values file is left alone",
+		in:   "name: my-release\ntype: application\nspec:\n  to:\n    - targetRef:\n        kind: MeshService\n        name: x\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkRewrite(t, tt.in, tt.want, tt.finding)
+		})
+	}
+}

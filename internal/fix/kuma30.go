@@ -68,6 +68,9 @@ type rewriter struct {
 	obj      Object
 	changes  []Change
 	findings []Finding
+	// universalRes: the resource rewritten is a Universal one, which has no namespace of its
+	// own: a by-name reference without a namespace selects by display name alone.
+	universalRes bool
 }
 
 func (r *rewriter) change(n *yaml.Node, field, format string, args ...any) {
@@ -88,6 +91,10 @@ func (r *rewriter) object(n *yaml.Node, field string) {
 		return
 	}
 	apiVersion, kind := scalar(n, "apiVersion"), scalar(n, "kind")
+	if kind == "" && apiVersion == "" && scalar(n, "type") != "" && scalar(n, "name") != "" {
+		r.universal(n, field)
+		return
+	}
 	if kind == "" {
 		return
 	}
@@ -133,11 +140,73 @@ func (r *rewriter) kumaObject(n, meta *yaml.Node, field string) {
 	if kind == "Dataplane" {
 		return // a Dataplane's outbound backendRef keeps selecting by name in 3.0
 	}
+	r.spec(n, field, policyNamespace(meta))
+}
+
+// universal rewrites a Kuma Universal resource, as kumactl applies it (type, mesh, name, labels,
+// spec; docs/universal.md): as a Kubernetes object of the same kind, but for where its name and
+// namespace are.
+func (r *rewriter) universal(n *yaml.Node, field string) {
+	typ := scalar(n, "type")
+	if !isKumaType(typ) {
+		return // type and name of something else: a Helm values file
+	}
+	name := scalar(n, "name")
+	r.obj = Object{Kind: typ, Name: name, Mesh: scalar(n, "mesh")}
+	if note, removed := kuma30.Removed(typ); removed {
+		k, _ := get(n, "type")
+		r.finding(k, field+"type", "%s is removed in Kuma %s (%s): delete or replace it before the upgrade", typ, kuma30, note)
+		return
+	}
+	_, labels := get(n, "labels")
+	// 3.0 checks the display name as submitted: the label when not empty, else name.
+	nameK, _ := get(n, "name")
+	at, p, dn := nameK, field+"name", name
+	dnK, dnV := get(labels, displayNameLabel)
+	if v, ok := stringValue(dnV); ok && v != "" {
+		at, p, dn = dnK, field+"labels["+displayNameLabel+"]", v
+	}
+	if errs := kuma30.ValidateName(typ, dn, fieldpath.NewPath("name")); len(errs) > 0 {
+		details := make([]string, len(errs))
+		for i, e := range errs {
+			details[i] = e.Detail
+		}
+		r.finding(at, p, "%s; rename it: a rename changes its KRI, SNI and metric names, so fix never does it", strings.Join(details, "; "))
+	} else if dn != name {
+		r.finding(dnK, p, "Kuma %s overwrites this label with name %q: the resource's KRI and display name become %q instead of %q; drop the label, or rename the resource", kuma30, name, name, dn)
+	}
+	if typ == "Dataplane" {
+		return
+	}
+	ns := ""
+	if labels != nil {
+		ns = scalar(labels, namespaceLabel)
+	}
+	r.universalRes = true
+	r.spec(n, field, ns)
+	r.universalRes = false
+}
+
+// isKumaType reports whether t is a Kuma resource type of 2.14 or 3.0.
+func isKumaType(t string) bool {
+	for _, rel := range naming.Releases() {
+		if _, ok := rel.Registry().ByKind(t); ok {
+			return true
+		}
+		if _, ok := rel.Removed(t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// spec rewrites the references of n's spec; ns is the namespace a by-name reference without one
+// is looked up in.
+func (r *rewriter) spec(n *yaml.Node, field, ns string) {
 	_, spec := get(n, "spec")
 	if spec == nil || spec.Kind != yaml.MappingNode {
 		return
 	}
-	ns := policyNamespace(meta)
 	if _, ref := get(spec, "targetRef"); ref != nil {
 		r.ref(ref, field+"spec.targetRef", topLevelRef, ns)
 	}
@@ -228,11 +297,15 @@ func (r *rewriter) ref(ref *yaml.Node, field string, site refSite, policyNS stri
 	if ns == "" {
 		ns = policyNS
 	}
-	if ns == "" && !site.injectsNamespace {
+	if ns == "" && !site.injectsNamespace && !r.universalRes {
 		r.finding(nameK, field+".name", "Kuma 2.14 looks %q up in the policy's namespace, which this manifest does not set, and 3.0 would select every %s of that name in any namespace: set metadata.namespace (or the reference's namespace) and run fix again", name, kind)
 		return
 	}
 	r.refToLabels(ref, field, nameK, nameV, nsK, nsV, name, ns)
+	if ns == "" && r.universalRes {
+		r.change(ref, field, "selects by the label %s instead of name", displayNameLabel)
+		return
+	}
 	if ns == "" {
 		r.change(ref, field, "selects by the label %s instead of name (Kuma 3.0 adds the policy's namespace, as 2.14 did)", displayNameLabel)
 		return
