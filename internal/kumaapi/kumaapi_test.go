@@ -2,14 +2,27 @@ package kumaapi
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pager serves n resources of /meshtimeouts as Kuma pages them; change, when set, alters the
@@ -143,5 +156,74 @@ func TestNewRefuses(t *testing.T) {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
 		}
+	}
+}
+
+// A control plane that asks for a client certificate gets the one of CertFile and KeyFile, and its
+// own certificate is checked against CAFile.
+func TestClientCertificate(t *testing.T) {
+	dir := t.TempDir()
+	caCert, caKey := newCert(t, nil, nil, "kuma-ca", true)
+	clientCert, clientKey := newCert(t, caCert, caKey, "kriguard", false)
+	writePEM(t, filepath.Join(dir, "client.pem"), "CERTIFICATE", clientCert.Raw)
+	der, err := x509.MarshalECPrivateKey(clientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, filepath.Join(dir, "client-key.pem"), "EC PRIVATE KEY", der)
+
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"product":"Kuma","version":"2.14.3","hostname":%q}`, r.TLS.PeerCertificates[0].Subject.CommonName)
+	}))
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+	s.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.StartTLS()
+	defer s.Close()
+	writePEM(t, filepath.Join(dir, "server-ca.pem"), "CERTIFICATE", s.Certificate().Raw)
+
+	c, err := New(Options{URL: s.URL, CAFile: filepath.Join(dir, "server-ca.pem"),
+		CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := c.Index(context.Background())
+	if err != nil || ix.Hostname != "kriguard" {
+		t.Fatalf("with the client certificate: %+v, %v", ix, err)
+	}
+	c, _ = New(Options{URL: s.URL, CAFile: filepath.Join(dir, "server-ca.pem")})
+	if _, err := c.Index(context.Background()); err == nil || !strings.Contains(err.Error(), "control plane unreachable") {
+		t.Errorf("without it: %v", err)
+	}
+}
+
+func newCert(t *testing.T, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, ca bool) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: ca, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
