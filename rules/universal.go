@@ -1,9 +1,12 @@
 package rules
 
 import (
+	"bytes"
 	"context"
+	stdjson "encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/json"
@@ -27,14 +30,118 @@ func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("the request has no resource")
 	}
-	var u universalResource
-	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &u); err != nil {
-		return nil, fmt.Errorf("decoding the Universal resource: %w", err)
+	u, ok := decodeUniversalTop(raw)
+	if !ok {
+		// The full decode says what is wrong, or reads what the fast one was unsure of.
+		u = universalResource{}
+		if err := json.UnmarshalCaseSensitivePreserveInts(raw, &u); err != nil {
+			return nil, fmt.Errorf("decoding the Universal resource: %w", err)
+		}
 	}
 	if u.Type != kind {
 		return nil, fmt.Errorf("the resource is a %q, but the request is for %q", u.Type, kind)
 	}
 	return &u, nil
+}
+
+// decodeUniversalTop reads the members of raw the rules read (type, mesh, name, labels, spec),
+// stepping over the others without decoding them: an audit reads every resource of a control
+// plane. It reads what the full decode reads, or reports that it is unsure (ok false): raw is not
+// valid JSON, not an object, or has one of those members of another type, repeated, with escapes
+// in its key, or a string that is not valid UTF-8 (FuzzDecodeUniversal holds it to the full decode).
+func decodeUniversalTop(raw []byte) (u universalResource, ok bool) {
+	if !stdjson.Valid(raw) {
+		return u, false
+	}
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return u, false
+	}
+	i++
+	var seen uint8
+	for {
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == '}' {
+			return u, true // Valid: nothing follows but space
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return u, false
+		}
+		end := skipString(raw, i)
+		key := raw[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return u, false
+		}
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past the ':'
+		vend := skipValue(raw, i)
+		v := raw[i:vend]
+		var bit uint8
+		var to *string
+		switch string(key) {
+		case "type":
+			bit, to = 1, &u.Type
+		case "mesh":
+			bit, to = 2, &u.Mesh
+		case "name":
+			bit, to = 4, &u.Name
+		case "labels":
+			bit = 8
+			if v[0] != '{' {
+				return u, false
+			}
+			if u.Labels, ok = stringMap(v); !ok {
+				return u, false
+			}
+		case "spec":
+			bit = 16
+			u.Spec = span(v)
+		}
+		if seen&bit != 0 {
+			return u, false
+		}
+		seen |= bit
+		if to != nil {
+			str, ok := unquote(v)
+			if !ok || !utf8.ValidString(str) {
+				return u, false
+			}
+			*to = str
+		}
+		i = skipSpace(raw, vend)
+		if i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
+}
+
+// stringMap reads v, a valid JSON object, as a map of strings; ok is false when a value is not a
+// string, or a key or value has escapes or is not valid UTF-8 (the full decode reads those). A
+// repeated key keeps its last value, as the full decode keeps it.
+func stringMap(v []byte) (m map[string]string, ok bool) {
+	m = map[string]string{}
+	i := 1
+	for {
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] == '}' {
+			return m, true
+		}
+		kend := skipString(v, i)
+		k := v[i+1 : kend-1]
+		i = skipSpace(v, skipSpace(v, kend)+1)
+		if i >= len(v) || v[i] != '"' {
+			return nil, false
+		}
+		vend := skipString(v, i)
+		val := v[i+1 : vend-1]
+		if bytes.IndexByte(k, '\\') >= 0 || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(k) || !utf8.Valid(val) {
+			return nil, false
+		}
+		m[string(k)] = string(val)
+		i = skipSpace(v, vend)
+		if i < len(v) && v[i] == ',' {
+			i++
+		}
+	}
 }
 
 // decideUniversal decides r, a Universal resource, as the release's REST API decides its creation,

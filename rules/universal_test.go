@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -263,6 +265,37 @@ func FuzzDecideUniversal(f *testing.F) {
 			if err == nil && d.Allowed && len(d.Errors()) > 0 {
 				t.Errorf("allowed with errors: %v", d.Errors())
 			}
+		}
+	})
+}
+
+// The fast decode reads what the full decode reads, whenever it is sure.
+func FuzzDecodeUniversal(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"MeshTimeout","mesh":"default","name":"t","labels":{"a":"b","a":"c"},"spec":{"x":1},"creationTime":"2026","kri":"kri_mt_default___t_"}`,
+		`{"type":"MeshTimeout","Type":"X","name":"t\u00e9","labels":null,"spec":null}`,
+		`{"type":"a","type":"b"}`, `{"name":1}`, `{"labels":{"k":1}}`, `{"na\u006de":"x"}`, `[1]`, ` {"type" : "T" , "spec" : [ ] } `,
+		"{\"name\":\"\xff\"}", `{"labels":[]}`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		fast, ok := decodeUniversalTop(raw)
+		if !ok {
+			return
+		}
+		var full universalResource
+		if err := json.Unmarshal(raw, &full); err != nil {
+			// The rules' full decode is sigs.k8s.io/json's; encoding/json agrees on valid input.
+			t.Fatalf("fast decode sure of %q, which is not JSON: %v", raw, err)
+		}
+		var ref universalResource
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &ref); err != nil {
+			t.Fatalf("fast decode sure of %q, the full decode fails: %v", raw, err)
+		}
+		if fast.Type != ref.Type || fast.Mesh != ref.Mesh || fast.Name != ref.Name || !maps.Equal(fast.Labels, ref.Labels) ||
+			!bytes.Equal(bytes.TrimSpace(fast.Spec), bytes.TrimSpace(ref.Spec)) {
+			t.Errorf("%q: fast %+v, full %+v", raw, fast, ref)
 		}
 	})
 }

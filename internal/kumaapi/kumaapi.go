@@ -162,28 +162,30 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 		return fmt.Errorf("%s: control plane unreachable: %w", where, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if resp.StatusCode == http.StatusOK {
+		// Decoded as it arrives: one pass over a page, no copy of it.
+		lr := &io.LimitedReader{R: resp.Body, N: maxBody + 1}
+		if err := json.NewDecoder(lr).Decode(v); err != nil {
+			if lr.N <= 0 {
+				return fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
+			}
+			return fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
+		}
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", where, err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		se := &StatusError{URL: where, Status: resp.StatusCode}
-		var kerr struct {
-			Title  string `json:"title"`
-			Detail string `json:"detail"`
-		}
-		if json.Unmarshal(body, &kerr) == nil {
-			se.Title, se.Detail = kerr.Title, kerr.Detail
-		}
-		return se
+	se := &StatusError{URL: where, Status: resp.StatusCode}
+	var kerr struct {
+		Title  string `json:"title"`
+		Detail string `json:"detail"`
 	}
-	if len(body) > maxBody {
-		return fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
+	if json.Unmarshal(body, &kerr) == nil {
+		se.Title, se.Detail = kerr.Title, kerr.Detail
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
-	}
-	return nil
+	return se
 }
 
 // Index is what a control plane says of itself at "/".
