@@ -35,6 +35,10 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s; FUZZ=name to pick
 image: ## build the webhook image into dist/kriguard-webhook.oci.tar with buildah
 	./hack/image.sh
 
+.PHONY: chart-crds
+chart-crds: ## write the OpenReports CRDs into the chart (openreports.installCRDs) from the reports-api Go module
+	./hack/chart-crds.sh
+
 .PHONY: lint
 lint: ## gofmt, go vet, staticcheck and krilint on the project itself
 	./hack/lint.sh

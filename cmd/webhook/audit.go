@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -23,6 +26,7 @@ func audit(args []string) int {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	configFile := fs.String("config", "", "configuration file (empty: built-in defaults)")
 	interval := fs.Duration("interval", 10*time.Minute, "how often every object is judged again")
+	kinds := fs.String("kinds", "", "comma-separated Kind.group of the guarded kinds to watch (empty: every guarded kind served)")
 	workers := fs.Int("workers", 4, "objects judged, and report writes under way, at once")
 	metricsAddr := fs.String("metrics-bind-address", ":8080", `address of /metrics ("0" disables)`)
 	healthAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz")
@@ -36,6 +40,18 @@ func audit(args []string) int {
 	if *interval <= 0 || *workers <= 0 {
 		log.Error(errors.New("--interval and --workers must be positive"), "invalid flags")
 		return 2
+	}
+	var watch []schema.GroupKind
+	for k := range strings.SplitSeq(*kinds, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		gk := schema.ParseGroupKind(k)
+		if gk.Group == "" {
+			log.Error(fmt.Errorf("--kinds: %q is not Kind.group", k), "invalid flags")
+			return 2
+		}
+		watch = append(watch, gk)
 	}
 	conf, err := rules.LoadConfig(*configFile)
 	if err != nil {
@@ -54,7 +70,7 @@ func audit(args []string) int {
 		log.Error(err, "registering the metrics")
 		return 1
 	}
-	a, err := continuous.New(cfg, continuous.Options{Rules: conf, Interval: *interval, Workers: *workers, Metrics: m, Log: log})
+	a, err := continuous.New(cfg, continuous.Options{Rules: conf, Kinds: watch, Interval: *interval, Workers: *workers, Metrics: m, Log: log})
 	if err != nil {
 		log.Error(err, "setting up")
 		return 1

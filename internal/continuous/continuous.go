@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
@@ -39,6 +41,9 @@ type Options struct {
 	Rules *rules.Config
 	// Release is the Kuma release objects are judged against; the zero Release is the rules'.
 	Release naming.Release
+	// Kinds, when not empty, are the only guarded kinds watched: the chart's enabled kinds, those
+	// its role lets the auditor list and watch.
+	Kinds []schema.GroupKind
 	// Interval is how often every object is judged again and the reports of objects gone are
 	// pruned; 0 means 10 minutes.
 	Interval time.Duration
@@ -149,6 +154,9 @@ func (a *Auditor) Run(ctx context.Context) error {
 	kinds, err := served.Kinds(ctx, dc, a.opts.Rules, false, "list", "watch")
 	if err != nil {
 		return err
+	}
+	if len(a.opts.Kinds) > 0 {
+		kinds = slices.DeleteFunc(kinds, func(k served.Kind) bool { return !slices.Contains(a.opts.Kinds, k.GroupKind()) })
 	}
 	dyn, err := dynamic.NewForConfig(a.rest)
 	if err != nil {

@@ -15,12 +15,12 @@ import (
 	"github.com/kriguard/kriguard/internal/testenv"
 )
 
-// env is the control plane every test of the package shares: the project's Kuma and Kong CRDs plus
+// env is the control plane every test of the package shares: the project's Kuma, Kong and OpenReports CRDs plus
 // stand-ins for cert-manager's (testdata/crds).
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, testenv.Options{ExtraCRDDirs: []string{"testdata/crds"}}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{ExtraCRDDirs: []string{"testdata/crds"}, OpenReports: testenv.OpenReports}, &env))
 }
 
 // testContext is cancelled when the test ends.

@@ -42,6 +42,29 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: webhook
 {{- end -}}
 
+{{- define "kriguard.auditSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "kriguard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: audit
+{{- end -}}
+
+{{- define "kriguard.auditLabels" -}}
+helm.sh/chart: {{ include "kriguard.chart" . }}
+{{ include "kriguard.auditSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: kriguard
+{{- end -}}
+
+{{/* The enabled kinds' resources by group, as a dict of group → list of resources, for RBAC rules. */}}
+{{- define "kriguard.resourcesByGroup" -}}
+{{- $byGroup := dict -}}
+{{- range (include "kriguard.kinds" . | fromYamlArray) -}}
+{{- $_ := set $byGroup .group (append (get $byGroup .group | default list) .resource) -}}
+{{- end -}}
+{{- toYaml $byGroup -}}
+{{- end -}}
+
 {{- define "kriguard.labels" -}}
 helm.sh/chart: {{ include "kriguard.chart" . }}
 {{ include "kriguard.selectorLabels" . }}
