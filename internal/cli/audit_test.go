@@ -386,14 +386,18 @@ func TestAuditMemoryDoesNotGrowWithObjects(t *testing.T) {
 	}
 }
 
-// applyChartAuditRBAC renders the chart's audit ClusterRole, bound to group, with helm and creates
-// it in env.
-func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string) {
+// applyChartAuditRBAC renders the chart's audit ClusterRole, bound to group, with helm (and the
+// values of set, as --set takes them) and creates it in env.
+func applyChartAuditRBAC(t *testing.T, env *testenv.Env, group string, set ...string) {
 	t.Helper()
-	out := helmTemplate(t, "--show-only", "templates/audit-rbac.yaml",
+	args := []string{"--show-only", "templates/audit-rbac.yaml",
 		"--set", "audit.clusterRole.create=true",
 		"--set", "audit.clusterRole.subjects[0].kind=Group",
-		"--set", "audit.clusterRole.subjects[0].name="+group)
+		"--set", "audit.clusterRole.subjects[0].name=" + group}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	out := helmTemplate(t, args...)
 	created := 0
 	err := manifest.Read("audit-rbac.yaml", bytes.NewReader(out), manifest.Options{}, func(d manifest.Document) error {
 		if d.Err != nil {

@@ -240,4 +240,26 @@ func TestAuditReports(t *testing.T) {
 		}
 		auditCluster(t, "reports: 0 created, 0 updated, 0 deleted, 8 unchanged, 0 failed (0 writes)")
 	})
+
+	t.Run("under the chart's audit ClusterRole", func(t *testing.T) {
+		nobody := kubeconfig(t, env, "nobody")
+		r := run(t, "", "audit", "--kubeconfig", nobody, "-A", "--report=cluster")
+		if r.code != ExitError || !strings.Contains(r.stderr, "listing reports") || !strings.Contains(r.stderr, "forbidden") {
+			t.Errorf("without a grant: exit %d, stderr %q; want 2 and the API server's refusal", r.code, r.stderr)
+		}
+		applyChartAuditRBAC(t, env, "report-writers", "audit.clusterRole.reports=true")
+		writer := kubeconfig(t, env, "writer", "report-writers")
+		o := objects["MeshTimeout team-b/good"]
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+		o.SetLabels(map[string]string{"kuma.io/zone": "Zone_1"}) // now at fault: a create under the role
+		if err := env.Client.Update(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		r = run(t, "", "audit", "--kubeconfig", writer, "-A", "--report=cluster")
+		if r.code != ExitDenied || !strings.Contains(r.stderr, "reports: 1 created, 0 updated, 0 deleted, 7 unchanged, 0 failed (1 writes)") {
+			t.Errorf("exit %d, stderr %q; want the new report written", r.code, r.stderr)
+		}
+	})
 }
