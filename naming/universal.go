@@ -88,12 +88,14 @@ func (r Release) ForUniversal(u Universal) (KRI, field.ErrorList) {
 	return k, errs
 }
 
-// StoredUniversal returns the KRI that a zone control plane named zone stores for u once admitted:
-// it labels every resource it creates with its zone (resource_labels.Compute), unless u says it
-// was created on the global control plane (kuma.io/origin: global). A global control plane ("")
-// stores k as it is.
-func StoredUniversal(k KRI, u Universal, zone string) KRI {
-	if zone != "" && u.Labels[LabelOrigin] != "global" {
+// StoredUniversal returns k, the KRI of u, as a zone control plane of r named zone stores it once
+// admitted: it labels every resource it creates with its zone (resource_labels.Compute), but for
+// one that says it was created on the global control plane (kuma.io/origin: global) in a release
+// that keeps that label (2.14); 3.0 sets the label itself. Types a zone cannot provide (Mesh,
+// MeshMultiZoneService) get no zone. A global control plane ("") stores k as it is.
+func (r Release) StoredUniversal(k KRI, u Universal, zone string) KRI {
+	keepsOrigin := !slices.Contains(r.facts().overwritten, LabelOrigin)
+	if zone != "" && !slices.Contains(globalOnlyTypes, u.Type) && !(keepsOrigin && u.Labels[LabelOrigin] == "global") {
 		k.Zone = zone
 	}
 	return k
@@ -220,6 +222,12 @@ func isQualifiedName(s string) bool {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// globalOnlyTypes are the KRI types whose KDS flags say that a zone never provides them
+// (GlobalToZonesFlag alone, no ProvidedByZoneFlag), in both releases: a zone control plane does not
+// label them with its zone (pkg/core/resources/labels/compute.go, "If resource can't be created on
+// Zone (like Mesh)").
+var globalOnlyTypes = []string{"Mesh", "MeshMultiZoneService"}
 
 // universalShortNames are the kinds whose name Kuma's Universal managers hold to 63 characters in
 // every release: a Mesh (managers/apis/mesh/mesh_validator.go in 2.14; 3.0's RFC 1035 rule holds

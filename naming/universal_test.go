@@ -52,15 +52,18 @@ func TestForUniversal(t *testing.T) {
 func TestStoredUniversal(t *testing.T) {
 	u := Universal{Type: "MeshTimeout", Mesh: "default", Name: "t"}
 	k, _ := Kuma2_14.ForUniversal(u)
-	if got := StoredUniversal(k, u, "default").String(); got != "kri_mt_default_default__t_" {
+	if got := Kuma2_14.StoredUniversal(k, u, "default").String(); got != "kri_mt_default_default__t_" {
 		t.Errorf("zone: %s", got)
 	}
-	if got := StoredUniversal(k, u, "").String(); got != "kri_mt_default___t_" {
+	if got := Kuma2_14.StoredUniversal(k, u, "").String(); got != "kri_mt_default___t_" {
 		t.Errorf("global: %s", got)
 	}
 	u.Labels = map[string]string{LabelOrigin: "global"}
-	if got := StoredUniversal(k, u, "default").String(); got != "kri_mt_default___t_" {
-		t.Errorf("origin global: %s", got)
+	if got := Kuma2_14.StoredUniversal(k, u, "default").String(); got != "kri_mt_default___t_" {
+		t.Errorf("origin global on 2.14: %s", got)
+	}
+	if got := Kuma3_0.StoredUniversal(k, u, "default").String(); got != "kri_mt_default_default__t_" {
+		t.Errorf("origin global on 3.0: %s", got)
 	}
 }
 

@@ -51,6 +51,10 @@ type Request struct {
 	// object. Only Admit decides one: as the release's REST API decides its creation
 	// (docs/universal.md).
 	Universal bool
+	// Zone is, for a Universal resource, the zone control plane it is created on: its KRI is then
+	// the one that control plane stores, with the zone (naming.StoredUniversal). "" is a global
+	// control plane, or none known.
+	Zone string
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
 	// finding without a value. 0 builds them all. An answer that shows a bounded number of causes

@@ -14,6 +14,10 @@ import (
 	"github.com/kriguard/kriguard/naming"
 )
 
+// zoneRequestPath names the zone of the request (Request.Zone) in a problem with it: it is not a
+// field of the resource.
+var zoneRequestPath = field.NewPath("<zone>")
+
 // universalResource is the part of a Kuma Universal resource the rules read: what kumactl writes
 // and the control plane's REST API lists (docs/universal.md).
 type universalResource struct {
@@ -163,6 +167,10 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	}
 	nu := naming.Universal{Type: u.Type, Mesh: u.Mesh, Name: u.Name, Labels: u.Labels}
 	kri, errs := rel.ForUniversal(nu)
+	if r.Zone != "" {
+		kri = rel.StoredUniversal(kri, nu, r.Zone)
+		errs = append(errs, naming.FieldZone.Validate(kri.Zone, zoneRequestPath)...)
+	}
 	valid := len(errs) == 0
 	tag(errs, 0, RuleKRI)
 	n := len(errs)

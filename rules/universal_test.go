@@ -119,7 +119,16 @@ func TestUniversalVectors(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got := ds.KRI(); got != v.KRI {
-					t.Errorf("stored KRI %q, Kuma's %q", got, v.KRI)
+					t.Errorf("KRI of the stored resource %q, Kuma's %q", got, v.KRI)
+				}
+				// The resource as submitted, created on the zone control plane "default" the
+				// vectors were taken on, gets the KRI that control plane stored.
+				dz, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: raw, Release: rel, Universal: true, Zone: "default"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := dz.KRI(); got != v.KRI {
+					t.Errorf("KRI on zone default %q, Kuma's %q", got, v.KRI)
 				}
 				if _, perr := naming.Parse(v.KRI); perr == nil {
 					// Denied only where a name Kuma derives from the KRI cannot be one: a

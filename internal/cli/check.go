@@ -45,6 +45,7 @@ array with an element per guarded object (docs/cli.md).`,
 			outputFlags(a, fs)
 			docFlags(a, fs)
 			releaseFlag(a, fs)
+			kumaZoneFlag(a, fs)
 		},
 		run: runCheck,
 	}
@@ -113,7 +114,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		if !a.cfg.Judges(gk, a.release) {
 			return nil
 		}
-		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal})
+		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal, Zone: a.kumaZone})
 		if err != nil {
 			t.errors++
 			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)

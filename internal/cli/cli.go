@@ -103,6 +103,8 @@ type app struct {
 	report                             string
 	reportConcurrency                  int
 	kumaAPI                            kumaAPIFlags
+	// kumaZone is check's and kri of's --kuma-zone.
+	kumaZone string
 
 	// envoy
 	strict   bool

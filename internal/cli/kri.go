@@ -164,6 +164,7 @@ has its deterministic name) and, when that KRI is not a valid one, every problem
 			outputFlags(a, fs)
 			docFlags(a, fs)
 			releaseFlag(a, fs)
+			kumaZoneFlag(a, fs)
 		},
 		run: runKRIOf,
 	}

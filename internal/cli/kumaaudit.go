@@ -16,6 +16,11 @@ import (
 	"github.com/kriguard/kriguard/rules"
 )
 
+// kumaZoneFlag is check's and kri of's --kuma-zone.
+func kumaZoneFlag(a *app, fs *pflag.FlagSet) {
+	fs.StringVar(&a.kumaZone, "kuma-zone", "", "judge kumactl YAML as created on the zone control plane of this name: the KRI is the one it stores, with the zone (default: as written, as a global control plane stores it)")
+}
+
 // kumaAPIFlags are audit's flags for a Kuma control plane's REST API.
 type kumaAPIFlags struct {
 	url, tokenFile, caFile, certFile, keyFile string
@@ -58,11 +63,15 @@ func runKumaAudit(a *app, ctx context.Context) int {
 	}
 	rel := a.release
 	if a.kumaVersion == "" {
-		if rel, err = releaseOfVersion(ix.Version); err != nil {
+		if rel, err = releaseOfVersion(ix.KumaVersion()); err != nil {
 			return a.fail(path, fmt.Errorf("%s: %w", c.URL(), err))
 		}
 	}
-	fmt.Fprintf(a.errOut, "audit: %s is %s %s; judged as Kuma %s\n", c.URL(), ix.Product, ix.Version, rel)
+	based := ""
+	if ix.BasedOnKuma != "" {
+		based = " (based on Kuma " + ix.BasedOnKuma + ")"
+	}
+	fmt.Fprintf(a.errOut, "audit: %s is %s %s%s; judged as Kuma %s\n", c.URL(), ix.Product, ix.Version, based, rel)
 	types, err := c.Types(ctx)
 	if err != nil {
 		return a.fail(path, err)

@@ -235,6 +235,20 @@ func TestKumaAuditErrors(t *testing.T) {
 		}
 		decodeResults(t, r.stdout) // what was judged is still a whole JSON array
 	})
+	t.Run("a distribution based on Kuma", func(t *testing.T) {
+		g := kumaFixture{}
+		for k, v := range f {
+			g[k] = v
+		}
+		ix := g["/"]
+		ix.Body = json.RawMessage(`{"product":"Kong Mesh","version":"2.14.1","basedOnKuma":"0.0.0-348b6528b"}`)
+		g["/"] = ix
+		s := newKumaServer(t, g, "", nil)
+		r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--chunk-size", "5")
+		if !strings.Contains(r.stderr, "is Kong Mesh 2.14.1 (based on Kuma 0.0.0-348b6528b); judged as Kuma 3.0") {
+			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+	})
 	t.Run("unknown version", func(t *testing.T) {
 		g := kumaFixture{}
 		for k, v := range f {

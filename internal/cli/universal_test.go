@@ -137,11 +137,13 @@ func TestCheckUniversalText(t *testing.T) {
 func TestKRIOfUniversal(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "universal.yaml", mixedUniversal)
-	for _, tt := range []struct{ release, want string }{
-		{"2.14", "kri_mt_default___Shown_Name_"},
-		{"3.0", "kri_mt_default___timeout-1_"},
+	for _, tt := range []struct{ release, zone, want string }{
+		{"2.14", "", "kri_mt_default___Shown_Name_"},
+		{"3.0", "", "kri_mt_default___timeout-1_"},
+		// Created on a zone control plane, it is stored with the zone.
+		{"3.0", "zone-1", "kri_mt_default_zone-1__timeout-1_"},
 	} {
-		r := run(t, "", "kri", "of", "--kuma-version", tt.release, p)
+		r := run(t, "", "kri", "of", "--kuma-version", tt.release, "--kuma-zone", tt.zone, p)
 		if !strings.Contains(r.stdout, ": MeshTimeout timeout-1 (mesh default): "+tt.want) {
 			t.Errorf("%s: output:\n%s\nwant the KRI %s", tt.release, r.stdout, tt.want)
 		}

@@ -194,6 +194,17 @@ type Index struct {
 	// Version is Kuma's version: "2.14.3", or "0.0.0-<commit>" for a development build.
 	Version  string `json:"version"`
 	Hostname string `json:"hostname"`
+	// BasedOnKuma is, for a distribution of Kuma (Kong Mesh), the Kuma version it is built on
+	// (api/openapi/types: IndexResponse.basedOnKuma).
+	BasedOnKuma string `json:"basedOnKuma"`
+}
+
+// KumaVersion returns the Kuma version the control plane runs: BasedOnKuma when set, else Version.
+func (ix Index) KumaVersion() string {
+	if ix.BasedOnKuma != "" {
+		return ix.BasedOnKuma
+	}
+	return ix.Version
 }
 
 // Index reads the control plane's index.
