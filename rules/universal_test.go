@@ -25,6 +25,8 @@ type universalVector struct {
 	Resource map[string]any `json:"resource"`
 	Status   int            `json:"status"`
 	Admitted bool           `json:"admitted"`
+	// Zone is the zone control plane's name, "" for a global control plane.
+	Zone string `json:"zone"`
 	// KRI and StoredLabels are what the control plane lists for the admitted resource.
 	KRI          string            `json:"kri"`
 	StoredLabels map[string]string `json:"stored_labels"`
@@ -85,7 +87,11 @@ func TestUniversalVectors(t *testing.T) {
 	c := DefaultConfig()
 	counts := map[string]int{}
 	for _, v := range readUniversalVectors(t) {
-		t.Run(v.Release+"/"+v.Case, func(t *testing.T) {
+		cp := "zone"
+		if v.Zone == "" {
+			cp = "global"
+		}
+		t.Run(v.Release+"/"+cp+"/"+v.Case, func(t *testing.T) {
 			rel, err := naming.ParseRelease(v.Release)
 			if err != nil {
 				t.Fatal(err)
@@ -121,9 +127,9 @@ func TestUniversalVectors(t *testing.T) {
 				if got := ds.KRI(); got != v.KRI {
 					t.Errorf("KRI of the stored resource %q, Kuma's %q", got, v.KRI)
 				}
-				// The resource as submitted, created on the zone control plane "default" the
-				// vectors were taken on, gets the KRI that control plane stored.
-				dz, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: raw, Release: rel, Universal: true, Zone: "default"})
+				// The resource as submitted, created on the control plane the vector was taken
+				// on, gets the KRI that control plane stored.
+				dz, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: raw, Release: rel, Universal: true, Zone: v.Zone})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -222,7 +228,7 @@ func sharedUniversalVectors(t *testing.T) []universalVector {
 		}
 		z := s.Setups["zone"]
 		v := universalVector{Release: "2.14", Case: "shared: " + s.Case, Resource: s.Resource, Status: z.HTTPStatus,
-			Admitted: z.Valid, KRI: z.KRI, StoredLabels: z.Labels}
+			Admitted: z.Valid, KRI: z.KRI, StoredLabels: z.Labels, Zone: "default"}
 		if strings.HasPrefix(s.Version, "master") {
 			v.Release = "3.0"
 		}
