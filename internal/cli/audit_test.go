@@ -184,6 +184,13 @@ func TestAudit(t *testing.T) {
 		t.Logf("%d objects in %d LIST requests, %d denied", judged, lists, len(denied))
 	})
 
+	t.Run("--report=cluster without the OpenReports CRDs", func(t *testing.T) {
+		r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--report=cluster")
+		if r.code != ExitError || !strings.Contains(r.stderr, "the cluster does not serve openreports.io/v1alpha1 (install the OpenReports CRDs") {
+			t.Errorf("exit %d, stderr %q; want 2 and what to install", r.code, r.stderr)
+		}
+	})
+
 	t.Run("the command, one namespace", func(t *testing.T) {
 		ns := s.namespaces[2]
 		r := run(t, "", "audit", "--kubeconfig", admin, "-n", ns, "--chunk-size", "50", "-o", "json")

@@ -151,6 +151,9 @@ func (a *Auditor) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building the discovery client: %w", err)
 	}
+	if _, err := dc.ServerResourcesForGroupVersionWithContext(ctx, reports.GroupVersion.String()); err != nil {
+		return fmt.Errorf("the cluster does not serve %s (install the OpenReports CRDs, e.g. with the chart's openreports.installCRDs): %w", reports.GroupVersion, err)
+	}
 	kinds, err := served.Kinds(ctx, dc, a.opts.Rules, false, "list", "watch")
 	if err != nil {
 		return err

@@ -249,3 +249,19 @@ func metric(t *testing.T, reg *prometheus.Registry, name string, labels ...strin
 	}
 	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name}) // 0: not counted yet
 }
+
+// Without the OpenReports CRDs the auditor stops at once and says what to install, rather than
+// never becoming ready.
+func TestAuditorWithoutOpenReports(t *testing.T) {
+	bare := testenv.StartForTest(t, testenv.Options{})
+	a, err := New(bare.Config, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = a.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "install the OpenReports CRDs") {
+		t.Errorf("Run: %v, want an error saying to install the OpenReports CRDs", err)
+	}
+}

@@ -203,6 +203,14 @@ func FromCluster(cr *v1alpha1.ClusterReport) *v1alpha1.Report {
 	return r
 }
 
+// errNotServed says what to do when the cluster does not serve the reports' API.
+func errNotServed(err error) error {
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("the cluster does not serve %s (install the OpenReports CRDs, e.g. with the chart's openreports.installCRDs): %w", GroupVersion, err)
+	}
+	return err
+}
+
 // List returns the reports kriguard wrote (Selector): the Reports of namespace ("" for every
 // namespace) and, when clusterReports is set, the ClusterReports, by key, listed in pages of chunk.
 func List(ctx context.Context, c client.OpenreportsV1alpha1Interface, namespace string, clusterReports bool, chunk int64) (map[types.NamespacedName]*v1alpha1.Report, error) {
@@ -211,7 +219,7 @@ func List(ctx context.Context, c client.OpenreportsV1alpha1Interface, namespace 
 	for {
 		l, err := c.Reports(namespace).List(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("listing reports: %w", err)
+			return nil, fmt.Errorf("listing reports: %w", errNotServed(err))
 		}
 		for i := range l.Items {
 			r := &l.Items[i]
@@ -228,7 +236,7 @@ func List(ctx context.Context, c client.OpenreportsV1alpha1Interface, namespace 
 	for {
 		l, err := c.ClusterReports().List(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("listing cluster reports: %w", err)
+			return nil, fmt.Errorf("listing cluster reports: %w", errNotServed(err))
 		}
 		for i := range l.Items {
 			out[types.NamespacedName{Name: l.Items[i].Name}] = FromCluster(&l.Items[i])
