@@ -9,8 +9,12 @@
 // comes out as a Document with Err set, naming the line; reading goes on with the next one. An
 // unreadable path is a Document with Err and no line.
 //
-// YAML is converted with sigs.k8s.io/yaml (strictly: a repeated key is an error, as the API
-// server's strict field validation makes it), JSON decoded with encoding/json. Documents are
+// YAML is converted to JSON by a streaming reader of this package that gives what
+// sigs.k8s.io/yaml's YAMLToJSONStrict gives (go-yaml v2's YAML 1.1 scalars; a repeated key is an
+// error, as the API server's strict field validation makes it) at a few bytes of memory per byte
+// of document; documents it does not read (anchors, aliases, tags, tabs, explicit keys…) are
+// converted with sigs.k8s.io/yaml itself, up to 1 MiB (docs/limits.md, "The command's memory").
+// JSON is checked with encoding/json. Documents are
 // split by a line reader of our own rather than apimachinery's YAMLReader because that one does not
 // say where a document starts; the separator rule is the same (a line that is "---" and white
 // space only). Memory is bounded by the largest document, never by the size of a file: a

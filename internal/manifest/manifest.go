@@ -47,7 +47,7 @@ type Document struct {
 	// InFolder says that Source was found by walking a folder rather than named itself.
 	InFolder bool
 
-	loc *locator
+	loc positioner
 }
 
 // Position returns the line and column in Source of the field at path, a field path as the
@@ -319,7 +319,16 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 		return fn(Document{Source: source, Line: c.start + invalidUTF8Line(c.body),
 			Err: errors.New("invalid UTF-8: the file is not a text manifest")})
 	}
-	j, err := yaml.YAMLToJSONStrict(c.body)
+	j, items, err := yamlToJSON(c.body)
+	streamed := true
+	if errors.Is(err, errUnsupported) {
+		if len(c.body) > maxGoYAMLBytes {
+			return fn(Document{Source: source, Line: line, Err: fmt.Errorf(
+				"YAML read only in documents of at most %d bytes (this one has %d): %v", maxGoYAMLBytes, len(c.body), absoluteLine(err.Error(), c))})
+		}
+		streamed = false
+		j, err = yaml.YAMLToJSONStrict(c.body)
+	}
 	if err != nil {
 		errLine := line
 		msg := err.Error()
@@ -336,7 +345,53 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
 		return nil // a document of comments only
 	}
-	return emit(source, line, j, &tree{text: c.body, line: c.start, col: 1}, true, max, fn)
+	if !streamed {
+		return emit(source, line, j, &tree{text: c.body, line: c.start, col: 1}, max, fn)
+	}
+	return emitStreamed(source, line, c, j, items, max, fn)
+}
+
+// maxGoYAMLBytes bounds the documents read with go-yaml (sigs.k8s.io/yaml) when the streaming
+// reader does not read them: it costs up to 150 bytes per byte (docs/limits.md).
+const maxGoYAMLBytes = 1 << 20
+
+// absoluteLine makes the "line N" of a message about a chunk a line of its source.
+func absoluteLine(msg string, c yamlChunk) string {
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		if n, err := strconv.Atoi(msg[m[2]:m[3]]); err == nil && n >= 1 {
+			return msg[:m[0]] + "line " + strconv.Itoa(c.start+n-1) + msg[m[1]:]
+		}
+	}
+	return msg
+}
+
+// emitStreamed hands fn the object j read by the streaming reader, or each of its items when it
+// is a List; items are the List's items when the object has an items sequence.
+func emitStreamed(source string, line int, c yamlChunk, j []byte, items []listItem, max int, fn func(Document) error) error {
+	h, err := readHeader(j)
+	if err != nil || !strings.HasSuffix(h.Kind, "List") || items == nil {
+		d := object(source, line, j, h, err)
+		d.loc = &streamPositioner{src: c.body, startLine: c.start, fallbackLine: line}
+		return fn(d)
+	}
+	for _, it := range items {
+		itemLine := c.start + it.line - 1
+		if it.end-it.start > max {
+			if err := fn(Document{Source: source, Line: itemLine, Err: fmt.Errorf("document is larger than %d bytes", max)}); err != nil {
+				return err
+			}
+			continue
+		}
+		item := j[it.start:it.end:it.end]
+		h, herr := readHeader(item)
+		d := object(source, itemLine, item, h, herr)
+		d.loc = &streamPositioner{src: c.body, startLine: c.start, item: it.dash >= 0, dash: it.dash, line: it.dashLine, ls: it.dashLS,
+			fallbackLine: itemLine, fallbackCol: it.col}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lastLine is the line of the chunk's last line.
@@ -370,9 +425,8 @@ func invalidUTF8Line(b []byte) int {
 
 // header is what the reader reads of a document besides passing it on.
 type header struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Items      json.RawMessage `json:"items"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// Type and Name make a Kuma Universal resource of a document without apiVersion and kind.
 	// They stay raw: in other documents (Helm values) they may be anything.
 	Type json.RawMessage `json:"type"`
@@ -390,15 +444,6 @@ func (h *header) universalType() (string, bool) {
 		return "", false
 	}
 	return typ, true
-}
-
-// isList reports whether h is a List: kind List, or a kind ending in "List", with an items array.
-func (h *header) isList() bool {
-	if !strings.HasSuffix(h.Kind, "List") {
-		return false
-	}
-	t := bytes.TrimSpace(h.Items)
-	return len(t) > 0 && t[0] == '['
 }
 
 // readHeader decodes the header of the JSON object j, which is not checked otherwise.
@@ -441,87 +486,75 @@ func object(source string, line int, j []byte, h header, err error) Document {
 	return d
 }
 
-// emit hands fn the object j, or each item when it is a List; t is the text j was read from,
-// YAML when yaml is set.
-func emit(source string, line int, j []byte, t *tree, yaml bool, max int, fn func(Document) error) error {
-	h, err := readHeader(j)
-	if err == nil && h.isList() {
-		var lines []int
-		if yaml {
-			lines = yamlItemLines(t)
-		}
-		return listItems(source, j, line, lines, t, yaml, max, fn)
+// listSpans returns where the items of j are when j is a List: kind List, or a kind ending in
+// "List", with an items array.
+func listSpans(j []byte, h header, err error) ([][2]int, bool) {
+	if err != nil || !strings.HasSuffix(h.Kind, "List") {
+		return nil, false
 	}
-	d := object(source, line, j, h, err)
-	d.loc = &locator{t: t, item: -1, line: line}
-	return fn(d)
+	return jsonItems(j)
 }
 
-// listItems emits each item of the List j. lines holds the line of each item when known; when
-// yaml is false, j is the text read and an item's line is found in it from listLine, its first.
-func listItems(source string, j []byte, listLine int, lines []int, t *tree, yaml bool, max int, fn func(Document) error) error {
-	items, offsets, err := itemsOf(j)
-	if err != nil {
-		return fn(Document{Source: source, Line: listLine, Err: fmt.Errorf("list items: %w", err)})
+// emit hands fn the object j that go-yaml converted from the YAML in t, or each item when it is a
+// List.
+func emit(source string, line int, j []byte, t *tree, max int, fn func(Document) error) error {
+	h, err := readHeader(j)
+	spans, list := listSpans(j, h, err)
+	if !list {
+		d := object(source, line, j, h, err)
+		d.loc = &locator{t: t, item: -1, line: line}
+		return fn(d)
 	}
-	for i, item := range items {
-		line := listLine
-		switch {
-		case lines != nil && i < len(lines):
-			line = lines[i]
-		case !yaml:
-			line = listLine + bytes.Count(j[:offsets[i]], []byte("\n"))
+	lines := yamlItemLines(t)
+	for i, sp := range spans {
+		itemLine := line
+		if i < len(lines) {
+			itemLine = lines[i]
 		}
-		if len(item) > max {
-			if err := fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)}); err != nil {
-				return err
-			}
-			continue
-		}
-		h, herr := readHeader(item)
-		d := object(source, line, item, h, herr)
-		d.loc = &locator{t: t, item: i, line: line}
-		if err := fn(d); err != nil {
+		if err := emitItem(source, itemLine, j[sp[0]:sp[1]:sp[1]], max, &locator{t: t, item: i, line: itemLine}, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// itemsOf returns the raw items of the List j and the offset of each in j.
-func itemsOf(j []byte) ([]json.RawMessage, []int64, error) {
-	d := json.NewDecoder(bytes.NewReader(j))
-	if _, err := d.Token(); err != nil { // {
-		return nil, nil, err
+func emitItem(source string, line int, item []byte, max int, loc positioner, fn func(Document) error) error {
+	if len(item) > max {
+		return fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)})
 	}
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		if k, _ := t.(string); k != "items" {
-			var skip json.RawMessage
-			if err := d.Decode(&skip); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		if _, err := d.Token(); err != nil { // [
-			return nil, nil, err
-		}
-		var items []json.RawMessage
-		var offsets []int64
-		for d.More() {
-			var item json.RawMessage
-			if err := d.Decode(&item); err != nil {
-				return nil, nil, err
-			}
-			items = append(items, item)
-			offsets = append(offsets, d.InputOffset()-int64(len(item)))
-		}
-		return items, offsets, nil
+	h, err := readHeader(item)
+	d := object(source, line, item, h, err)
+	d.loc = loc
+	return fn(d)
+}
+
+// emitJSON hands fn the JSON value v, which starts at line and col, or each item when it is a
+// List.
+func emitJSON(source string, line, col int, v []byte, max int, fn func(Document) error) error {
+	h, err := readHeader(v)
+	spans, list := listSpans(v, h, err)
+	if !list {
+		d := object(source, line, v, h, err)
+		d.loc = &jsonPositioner{text: v, line: line, col: col}
+		return fn(d)
 	}
-	return nil, nil, errors.New("no items")
+	at, atLine, atCol := 0, line, col // a place in v and where it is
+	for _, sp := range spans {
+		for _, c := range v[at:sp[0]] {
+			switch {
+			case c == '\n':
+				atLine, atCol = atLine+1, 1
+			case c < 0x80 || c >= 0xC0: // a character's first byte
+				atCol++
+			}
+		}
+		at = sp[0]
+		item := v[sp[0]:sp[1]:sp[1]]
+		if err := emitItem(source, atLine, item, max, &jsonPositioner{text: item, line: atLine, col: atCol}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // yamlItemLines returns the line of each item of the List in t, or nil when they cannot be
@@ -542,92 +575,139 @@ func yamlItemLines(t *tree) []int {
 	return lines
 }
 
-// readJSON reads a stream of JSON values. Memory stays bounded by the largest value: the reader
-// keeps only the input since the end of the last whole value, to find lines in it.
+// readJSON reads a stream of JSON values. Memory stays bounded by the largest value: each is read
+// into a buffer of its own, which is refused as soon as it would pass the limit.
 func readJSON(source string, br *bufio.Reader, o Options, fn func(Document) error) error {
 	max := o.max()
-	cr := &countingReader{r: br, limit: int64(max), lastNL: -1}
-	d := json.NewDecoder(cr)
+	line, col := 1, 1 // of the next byte
 	for {
-		var v json.RawMessage
-		err := d.Decode(&v)
+		c, err := br.ReadByte()
+		for err == nil && (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			if col++; c == '\n' {
+				line, col = line+1, 1
+			}
+			c, err = br.ReadByte()
+		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errTooLarge) {
-				return fn(Document{Source: source, Line: cr.lineAt(cr.marked), Err: fmt.Errorf("document is larger than %d bytes", max)})
-			}
-			line := cr.lineAt(d.InputOffset())
+			return fn(Document{Source: source, Line: line, Err: readError(err)})
+		}
+		_ = br.UnreadByte()
+		v, err := readJSONValue(br, max)
+		if errors.Is(err, errTooLarge) {
+			return fn(Document{Source: source, Line: line, Err: fmt.Errorf("document is larger than %d bytes", max)})
+		}
+		if err == nil && !json.Valid(v) {
+			var x struct{}
+			err = json.Unmarshal(v, &x)
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				line = cr.lineAt(se.Offset)
-				err = fmt.Errorf("invalid JSON: %s", se.Error())
-			} else {
-				err = fmt.Errorf("invalid JSON: %w", err)
+				// The decoder cannot find the next value after a syntax error: this source ends here.
+				return fn(Document{Source: source, Line: line + bytes.Count(v[:min(int(se.Offset), len(v))], []byte("\n")),
+					Err: fmt.Errorf("invalid JSON: %s", se.Error())})
 			}
-			// The decoder cannot find the next value after a syntax error: this source ends here.
-			return fn(Document{Source: source, Line: line, Err: err})
 		}
-		end := d.InputOffset()
-		line, col := cr.lineAt(end-int64(len(v))), cr.columnAt(end-int64(len(v)))
-		cr.mark(end)
-		t := &tree{text: v, line: line, col: col}
-		if err := emit(source, line, v, t, false, max, fn); err != nil {
+		if err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = errors.New("unexpected EOF")
+			}
+			return fn(Document{Source: source, Line: line + bytes.Count(v, []byte("\n")), Err: fmt.Errorf("invalid JSON: %w", err)})
+		}
+		if err := emitJSON(source, line, col, v, max, fn); err != nil {
 			return err
+		}
+		for _, c := range v {
+			switch {
+			case c == '\n':
+				line, col = line+1, 1
+			case c < 0x80 || c >= 0xC0:
+				col++
+			}
 		}
 	}
 }
 
 var errTooLarge = errors.New("value too large")
 
-// countingReader keeps what was read since the end of the last whole value (mark), to find
-// lines, and refuses to read more than limit bytes past it.
-type countingReader struct {
-	r      io.Reader
-	kept   []byte // input from offset marked on
-	marked int64
-	lines  int   // newlines before marked
-	lastNL int64 // offset of the last newline before marked, -1 when none
-	limit  int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	if int64(len(c.kept)) > c.limit {
-		return 0, errTooLarge
+// readJSONValue reads one JSON value of at most max bytes from br: up to the end of its outermost
+// object, array or string, or of its number or name. It is refused (errTooLarge) before its
+// buffer grows past max. At the end of the input it returns what it read and
+// io.ErrUnexpectedEOF.
+func readJSONValue(br *bufio.Reader, max int) ([]byte, error) {
+	var v []byte
+	depth, inString, escaped, scalar := 0, false, false, false
+	for first := true; ; first = false {
+		if _, err := br.Peek(1); err != nil {
+			if scalar && err == io.EOF {
+				return v, nil
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return v, err
+		}
+		b, _ := br.Peek(br.Buffered())
+		end := -1
+		for i, c := range b {
+			switch {
+			case first && i == 0:
+				switch c {
+				case '{', '[':
+					depth = 1
+				case '"':
+					inString = true
+				default:
+					scalar = true
+				}
+				continue
+			case scalar:
+				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' || c == '{' || c == '[' || c == '"' {
+					end = i
+				}
+			case inString:
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if depth == 0 {
+						end = i + 1
+					}
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					end = i + 1
+				}
+			}
+			if end >= 0 {
+				break
+			}
+		}
+		take := len(b)
+		if end >= 0 {
+			take = end
+		}
+		if len(v)+take > max {
+			return nil, errTooLarge
+		}
+		if len(v)+take > cap(v) {
+			// Grow as append does, never past the limit.
+			grown := make([]byte, len(v), min(max, 2*cap(v)+take))
+			copy(grown, v)
+			v = grown
+		}
+		v = append(v, b[:take]...)
+		_, _ = br.Discard(take)
+		if end >= 0 {
+			return v, nil
+		}
 	}
-	// Never read far past the limit: the decoder asks for ever larger reads as a value grows.
-	if room := c.limit - int64(len(c.kept)) + 1; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := c.r.Read(p)
-	c.kept = append(c.kept, p[:n]...)
-	return n, err
-}
-
-// mark records that the input up to offset has been decoded and drops it.
-func (c *countingReader) mark(offset int64) {
-	n := min(int(offset-c.marked), len(c.kept))
-	c.lines += bytes.Count(c.kept[:n], []byte("\n"))
-	if i := bytes.LastIndexByte(c.kept[:n], '\n'); i >= 0 {
-		c.lastNL = c.marked + int64(i)
-	}
-	c.kept = append(c.kept[:0], c.kept[n:]...)
-	c.marked = offset
-}
-
-// columnAt returns the 1-based column of the input offset, which is at or after the mark.
-func (c *countingReader) columnAt(offset int64) int {
-	n := min(max(int(offset-c.marked), 0), len(c.kept))
-	if i := bytes.LastIndexByte(c.kept[:n], '\n'); i >= 0 {
-		return n - i
-	}
-	return int(offset - c.lastNL)
-}
-
-// lineAt returns the 1-based line of the input offset, which is at or after the mark. A syntax
-// error's offset counts the byte it names: its line is that of the byte before.
-func (c *countingReader) lineAt(offset int64) int {
-	n := min(max(int(offset-c.marked), 0), len(c.kept))
-	return 1 + c.lines + bytes.Count(c.kept[:n], []byte("\n"))
 }
