@@ -11,7 +11,7 @@ import (
 // nothing but the path from the root. It reads the YAML manifests are written in — block and
 // one-line flow collections, plain (also multi-line), quoted and block scalars, comments — and
 // gives up (errUnsupported) on anything else: anchors, aliases, tags, explicit keys, directives,
-// tabs, CR line breaks, multi-line quoted scalars or flow collections, documents whose root is
+// tabs outside block scalars, CR line breaks, multi-line quoted scalars or flow collections, documents whose root is
 // not a block mapping, and every construct whose reading it is not sure of. The scanning rules
 // are go-yaml v2's (the library sigs.k8s.io/yaml converts with): where a scalar ends, how its
 // lines fold, how a block scalar finds its indentation. docs/limits.md says why and how it is
@@ -278,7 +278,7 @@ func (r *streamReader) key() error {
 			return r.bail(fmt.Sprintf("a key that starts with %q", r.at(0)))
 		}
 		plain = true
-		r.plainLine(false)
+		err = r.plainLine(false)
 	}
 	if err != nil {
 		return err
@@ -316,7 +316,9 @@ func (r *streamReader) isKey() (bool, error) {
 		if !r.plainStart(false) {
 			return false, nil
 		}
-		r.plainLine(false)
+		if err := r.plainLine(false); err != nil {
+			return false, err
+		}
 	}
 	r.skipSpaces()
 	return r.at(0) == ':' && isBlankz(r.at(1)), nil
@@ -436,11 +438,14 @@ func isFlowIndicator(c byte) bool {
 
 // plainLine reads a plain scalar that ends on its line into buf: a key, or a scalar in a flow
 // collection. It ends before ": ", " #", the end of the line, and in flow also before ",?[]{}".
-func (r *streamReader) plainLine(flow bool) {
+func (r *streamReader) plainLine(flow bool) error {
 	r.buf = r.buf[:0]
 	spaces := 0
 	for {
 		c := r.at(0)
+		if c == '\t' {
+			return r.bail("a tab outside a block scalar")
+		}
 		if c == ' ' {
 			spaces++
 			r.pos++
@@ -459,6 +464,7 @@ func (r *streamReader) plainLine(flow bool) {
 		r.pos++
 	}
 	r.pos -= spaces // trailing spaces are not part of it
+	return nil
 }
 
 // plainBlock reads a plain scalar in block context into buf; its lines after the first must
@@ -476,6 +482,9 @@ func (r *streamReader) plainBlock(indent int) (multi bool, err error) {
 			break
 		}
 		for c := r.at(0); !isBlankz(c); c = r.at(0) {
+			if c == '\t' {
+				return multi, r.bail("a tab outside a block scalar")
+			}
 			if c == ':' && isBlankz(r.at(1)) {
 				break
 			}
@@ -539,6 +548,8 @@ func (r *streamReader) quoted() error {
 		leading, leadingBreak := false, false
 		for c := r.at(0); !isBlankz(c); c = r.at(0) {
 			switch {
+			case c == '\t':
+				return r.bail("a tab outside a block scalar")
 			case q == '\'' && c == '\'' && r.at(1) == '\'':
 				r.buf = append(r.buf, '\'')
 				r.pos += 2
@@ -715,10 +726,12 @@ func (r *streamReader) blockScalar(indent int) error {
 	}
 	r.buf = r.buf[:0]
 	breaks := 0 // trailing line breaks not yet written
-	r.blockBreaks(&want, indent, &breaks)
+	if err := r.blockBreaks(&want, indent, &breaks); err != nil {
+		return err
+	}
 	leadingBreak, leadingBlank := false, false
 	for r.column() == want && !r.eof() {
-		trailingBlank := r.at(0) == ' '
+		trailingBlank := r.at(0) == ' ' || r.at(0) == '\t'
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if breaks == 0 {
 				r.buf = append(r.buf, ' ')
@@ -741,7 +754,9 @@ func (r *streamReader) blockScalar(indent int) error {
 			r.newline()
 			leadingBreak = true
 		}
-		r.blockBreaks(&want, indent, &breaks)
+		if err := r.blockBreaks(&want, indent, &breaks); err != nil {
+			return err
+		}
 	}
 	if chomping != -1 && leadingBreak {
 		r.buf = append(r.buf, '\n')
@@ -759,13 +774,16 @@ func (r *streamReader) blockScalar(indent int) error {
 
 // blockBreaks reads the indentation and empty lines before a block scalar's next line, and
 // finds its indentation (*want) when not known yet, as go-yaml does.
-func (r *streamReader) blockBreaks(want *int, indent int, breaks *int) {
+func (r *streamReader) blockBreaks(want *int, indent int, breaks *int) error {
 	maxIndent := 0
 	for {
 		for (*want == 0 || r.column() < *want) && r.at(0) == ' ' {
 			r.pos++
 		}
 		maxIndent = max(maxIndent, r.column())
+		if (*want == 0 || r.column() < *want) && r.at(0) == '\t' {
+			return r.bail("a tab in a block scalar's indentation")
+		}
 		if r.at(0) != '\n' || r.eof() {
 			break
 		}
@@ -775,6 +793,7 @@ func (r *streamReader) blockBreaks(want *int, indent int, breaks *int) {
 	if *want == 0 {
 		*want = max(maxIndent, indent+1, 1)
 	}
+	return nil
 }
 
 // flow reads a flow collection that ends on its line.
@@ -845,7 +864,9 @@ func (r *streamReader) flowKey() error {
 			return r.bail(fmt.Sprintf("a flow key that starts with %q", r.at(0)))
 		}
 		plain = true
-		r.plainLine(true)
+		if err := r.plainLine(true); err != nil {
+			return err
+		}
 	}
 	r.skipSpaces()
 	if r.at(0) != ':' || plain && !isBlankz(r.at(1)) {
@@ -876,7 +897,9 @@ func (r *streamReader) flowNode() error {
 	if !r.plainStart(true) {
 		return r.bail(fmt.Sprintf("a flow node that starts with %q", r.at(0)))
 	}
-	r.plainLine(true)
+	if err := r.plainLine(true); err != nil {
+		return err
+	}
 	if c := r.at(0); c == '#' || c == '\n' || r.eof() {
 		return r.bail("a flow collection on more than one line")
 	}
@@ -903,6 +926,8 @@ func prescan(b []byte) error {
 			case c == '\n':
 				line++
 				atLineStart = true
+			case c == '\t':
+				// Read in block scalars only; anywhere else the reader stops at it.
 			case c < 0x20 || c == 0x7f:
 				return &unsupported{line: line, what: fmt.Sprintf("the control character %q", c)}
 			}

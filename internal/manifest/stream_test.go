@@ -47,7 +47,7 @@ var tricky = []string{
 	"a: [1,\n  2]\n", "a: 'x\n  y'\n", "a: \"x\\\n  y\"\n", "a: 'x  \n\n\n   y  z '\nb: \"\\\n\n  x\\t \\\n y\"\n",
 	"a: 'x\ny'\n", "a: 'x\n---\n'\n", "a: 'x\n", "'a\n b': 1\n", "a: ['x\n y']\n", "a:\n  'x\n  y'\n  b: 1\n",
 	"a: &x 1\nb: *x\n", "a: !!str 1\n", "? a\n: b\n", "<<: {a: 1}\nb: 2\n", "'<<': 1\n",
-	"a:\tb\n", "a: b\r\nc: d\r\n", "%YAML 1.1\n---\na: 1\n", "a: 1\n...\nb: 2\n", "--- a: 1\n",
+	"a:\tb\n", "a: b\r\nc: d\r\n", "a: |\n  \tx\n  y\t\n  \t\n\tz\n", "a: |\n\tx\n", "a: >\n  x\n  \ty\n  z\n", "a: b\tc\n", "a: 'x\ty'\n", "a: | \t\n  x\n", "a:\n\t- x\n", "%YAML 1.1\n---\na: 1\n", "a: 1\n...\nb: 2\n", "--- a: 1\n",
 	"  a: 1\n  b: 2\n", "  a: 1\nb: 2\n", "a: 1\n  b: 2\n", "- a\n- b\n", "just a scalar\n", "[1, 2]\n", "{a: 1}\n",
 	"# only a comment\n", "", "\n\n",
 	"a:\n", "a:\nb:\n", "a: []\nb: {}\nc: ''\nd: \"\"\n",
@@ -209,6 +209,8 @@ func TestStreamPositionsAgreeWithNodes(t *testing.T) {
 	docs = append(docs,
 		"apiVersion: v1\nkind: A\nmetadata:\n  labels: {a.b: c, 'x': y}\nspec:\n  to:\n  - targetRef:\n      kind: MeshService\n      sectionName: Bad\n  -\n    x: 1\n  - - a\n    - b\n",
 		"apiVersion: v1\nkind: A\nspec:\n  a.b:\n    c: 1\n  a:\n    b.c: 2\n  \u00e9\u00e9: {\u00e9: [1, {k: v}]}\n",
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: A\n  metadata: {name: a}\n  spec:\n    x: [1, {y: 2}]\n-\n  apiVersion: v1\n  kind: B\n  spec: {x: [3]}\n- {apiVersion: v1, kind: C, spec: {x: [4]}}\n",
+		"kind: AList\napiVersion: v1\nitems:\n  - apiVersion: v1\n    kind: A\n    metadata:\n      name: \u00e9\n",
 	)
 	n := 0
 	for _, s := range docs {
@@ -251,7 +253,44 @@ func checkPositions(t *testing.T, src []byte) int {
 			t.Errorf("%s, %q: JSON %d:%d, nodes %d:%d", jsonText, p, gl, gc, wl, wc)
 		}
 	}
-	return len(ps)
+	return len(ps) + checkItemPositions(t, src, ps) + checkItemPositions(t, jsonText, ps)
+}
+
+// checkItemPositions compares the places of the fields of each item of a List, read from src
+// (YAML or JSON), with go-yaml's nodes'. It returns how many it compared.
+func checkItemPositions(t *testing.T, src []byte, ps []string) int {
+	t.Helper()
+	item, n := 0, 0
+	err := Read("f", bytes.NewReader(src), Options{}, func(d Document) error {
+		if d.Err != nil || d.loc == nil {
+			return nil
+		}
+		if _, ok := d.loc.(*jsonPositioner); !ok {
+			if _, ok := d.loc.(*streamPositioner); !ok {
+				return nil
+			}
+		}
+		if sp, ok := d.loc.(*streamPositioner); ok && !sp.item {
+			return nil
+		}
+		if jp, ok := d.loc.(*jsonPositioner); ok && len(jp.text) == len(src) {
+			return nil
+		}
+		old := &locator{t: &tree{text: src, line: 1, col: 1}, item: item, line: d.Line}
+		item++
+		for _, p := range append(ps, "", "metadata.name", "spec.x[0]") {
+			n++
+			wl, wc := old.locate(p)
+			if gl, gc := d.Position(p); gl != wl || gc != wc {
+				t.Errorf("%q, item %d, %q: %d:%d, nodes %d:%d", src, item-1, p, gl, gc, wl, wc)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // FuzzStreamPositions holds the places the streaming reader finds to go-yaml's nodes' on any
