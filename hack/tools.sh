@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the pinned test tools (kube-apiserver, kubectl, etcd, helm) from the Go module proxy, caches each
-# binary under $HOME/.cache/kriguard/tools/<tool>-<key>/ and links it into the repository's bin/.
+# binary under $HOME/.cache/kriguard/tools/<tool>-<key>/ and links it into the repository's bin/. The
+# validators of the report formats come from npm, pinned to exact versions and cached the same way:
+# Microsoft's SARIF multitool (bin/sarif-multitool) and libxml2's xmllint built for node
+# (bin/xsd-validate, run by hack/xsd-validate.cjs).
 #
 #   hack/tools.sh install [TOOL...]  build what is missing, link bin/ (progress on stderr); with TOOLs,
 #                                    only those (the demo needs no helm or staticcheck)
@@ -54,6 +57,15 @@ tools=(
   "etcd|etcd|go.etcd.io/etcd/server/v3||about 1 minute|--version"
   "helm|helm|helm.sh/helm/v4/cmd/helm|-X helm.sh/helm/v4/internal/version.version=${helm_version}|about 3 minutes|version --short"
   "staticcheck|staticcheck|honnef.co/go/tools/cmd/staticcheck||about 1 minute|-version"
+)
+
+# One line per npm tool: name, the exact package versions installed (each name@version, space-separated),
+# the executable inside the install folder, and the arguments that make it print its version. An
+# executable ending in .cjs is a script of this repository (hack/) run by node with the install folder
+# as its first argument.
+npm_tools=(
+  "sarif-multitool|@microsoft/sarif-multitool-linux@5.7.0|node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool|--version"
+  "xsd-validate|xmllint-wasm@5.3.0|hack/xsd-validate.cjs|--version"
 )
 
 # Fixed for every build: static binaries, no local paths, no VCS stamping (the helper modules sit inside
@@ -143,21 +155,75 @@ lock() {
   fi
 }
 
+# npm_each calls "$1 name packages exe version-args dir" for every wanted npm tool.
+npm_each() {
+  local fn=$1 line name pkgs exe versionargs k
+  for line in "${npm_tools[@]}"; do
+    IFS='|' read -r name pkgs exe versionargs <<<"${line}"
+    wanted "${name}" || continue
+    k=$(printf '%s\n' "${pkgs}" | sha256sum | cut -c1-16)
+    "${fn}" "${name}" "${pkgs}" "${exe}" "${versionargs}" "${cache}/${name}-${k}"
+  done
+}
+
+npm_one() {
+  local name=$1 pkgs=$2 exe=$3 versionargs=$4 dir=$5 out
+  if [ ! -f "${dir}/.done" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        log "npm is missing; installing it from Debian (apt-get install -y nodejs npm)"
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm >&2 ||
+          die "installing npm failed (see above)"
+      else
+        die "npm is missing: install Node.js and npm (e.g. 'sudo apt-get install -y nodejs npm')"
+      fi
+    fi
+    log "installing ${name} (${pkgs}) from npm into ${dir}"
+    rm -rf "${dir}"
+    mkdir -p "${dir}"
+    # shellcheck disable=SC2086 # pkgs holds several packages on purpose
+    (cd "${dir}" && npm install --no-audit --no-fund --no-save --ignore-scripts --prefix . ${pkgs}) >&2 ||
+      die "installing ${name} failed (see above)"
+    # --ignore-scripts: the multitool's own postinstall only makes its binary executable.
+    case "${exe}" in
+    *.cjs) ;;
+    *) chmod u+x "${dir}/${exe}" ;;
+    esac
+    touch "${dir}/.done"
+  fi
+  case "${exe}" in
+  *.cjs)
+    # A wrapper in bin/ (per checkout: it names this checkout's script), over the shared install.
+    printf '#!/bin/sh\nexec node %q %q "$@"\n' "${root}/${exe}" "${dir}" >"${bindir}/${name}"
+    chmod +x "${bindir}/${name}"
+    ;;
+  *) ln -sfn "${dir}/${exe}" "${bindir}/${name}" ;;
+  esac
+  # shellcheck disable=SC2086 # versionargs holds several words on purpose
+  out=$("${bindir}/${name}" ${versionargs} 2>&1) || die "${name} ${versionargs} failed: ${out}"
+}
+
 install() {
   mkdir -p "${bindir}"
   lock
   each build_one
+  npm_each npm_one
   exec 9>&-
 }
 
 list_one() { printf '%s\t%s\n' "$1" "$7"; }
 
+npm_list_one() { printf '%s\t%s\n' "$1" "$5"; }
+
 keep=()
 collect() { keep+=("$(basename "$7")"); }
+
+npm_collect() { keep+=("$(basename "$5")"); }
 
 prune() {
   lock
   each collect
+  npm_each npm_collect
   local d k found
   for d in "${cache}"/*/; do
     [ -d "${d}" ] || continue
@@ -179,7 +245,7 @@ cmd=${1:-}
 only=("$@")
 for t in "${only[@]}"; do
   found=""
-  for line in "${tools[@]}"; do
+  for line in "${tools[@]}" "${npm_tools[@]}"; do
     [ "${line%%|*}" = "${t}" ] && found=1
   done
   [ -n "${found}" ] || die "unknown tool ${t}"
@@ -196,7 +262,10 @@ env)
   # shellcheck disable=SC2016 # $PATH is for the shell that evals this line
   printf 'export PATH=%q:"$PATH"\n' "${bindir}"
   ;;
-list) each list_one ;;
+list)
+  each list_one
+  npm_each npm_list_one
+  ;;
 prune) prune ;;
 *)
   echo "usage: $0 install|env [TOOL...] | list | prune" >&2

@@ -85,6 +85,13 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail(path, err)
 	}
+	var w resultWriter = discard{}
+	if a.report != reportYAML {
+		var err error
+		if w, err = a.resultWriters(objectResults, "kriguard audit", formatText, formatJSON, formatJUnit); err != nil {
+			return a.fail(path, err)
+		}
+	}
 	cfg, ns, err := a.restConfig()
 	if err != nil {
 		return a.fail(path, err)
@@ -101,12 +108,6 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	if a.streams.ErrIsTerminal {
 		p = &progressLine{w: a.errOut, start: time.Now()}
 		au.progress = p.update
-	}
-	var w resultWriter = discard{}
-	if a.report != reportYAML {
-		if w, err = a.resultWriters(objectResults, formatText, formatJSON); err != nil {
-			return a.fail(path, err)
-		}
 	}
 	var t tally
 	err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {

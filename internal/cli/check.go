@@ -63,7 +63,7 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail("kriguard check", err)
 	}
-	w, err := a.resultWriters(objectResults, formatText, formatJSON)
+	w, err := a.resultWriters(objectResults, "kriguard check", formatText, formatJSON, formatSARIF, formatJUnit, formatGitHub)
 	if err != nil {
 		return a.fail("kriguard check", err)
 	}

@@ -299,11 +299,17 @@ func (a *app) loadConfig() error {
 }
 
 func versionString(v string) string {
+	return fmt.Sprintf("kriguard %s (%s, %s/%s)", version(v), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// version is the release the binary was built as: v, else the module's version in the build
+// information, else "devel".
+func version(v string) string {
 	if v == "" || v == "devel" {
 		v = "devel"
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
 	}
-	return fmt.Sprintf("kriguard %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return v
 }

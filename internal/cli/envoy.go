@@ -73,7 +73,7 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	defer r.Close()
-	w, err := a.resultWriters(envoyResults, formatText, formatJSON)
+	w, err := a.resultWriters(envoyResults, "kriguard envoy", formatText, formatJSON, formatSARIF, formatJUnit, formatGitHub)
 	if err != nil {
 		return a.fail(path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kriguard/kriguard/rules"
@@ -105,7 +106,8 @@ const (
 
 // resultWriters opens every output of a.outputs, which must be among formats, and returns one
 // writer for them all.
-func (a *app) resultWriters(kind writerKind, formats ...string) (resultWriter, error) {
+// command names the run (the JUnit document).
+func (a *app) resultWriters(kind writerKind, command string, formats ...string) (resultWriter, error) {
 	outs, err := parseOutputs(a.outputs, formats)
 	if err != nil {
 		return nil, err
@@ -123,13 +125,19 @@ func (a *app) resultWriters(kind writerKind, formats ...string) (resultWriter, e
 			f = &fileSink{Writer: bufio.NewWriterSize(fh, 64<<10), f: fh}
 			s = f
 		}
-		ws = append(ws, fileWriter{resultWriter: a.newWriter(kind, o.format, s), file: f})
+		ws = append(ws, fileWriter{resultWriter: a.newWriter(kind, command, o.format, s), file: f})
 	}
 	return ws, nil
 }
 
-func (a *app) newWriter(kind writerKind, format string, s sink) resultWriter {
+func (a *app) newWriter(kind writerKind, command, format string, s sink) resultWriter {
 	switch format {
+	case formatSARIF:
+		return newSARIFWriter(s, version(a.streams.Version))
+	case formatJUnit:
+		return newJUnitWriter(s, command)
+	case formatGitHub:
+		return &githubWriter{w: s}
 	case formatJSON:
 		if kind == envoyResults {
 			return newJSONWriter(s, envoyJSON)
@@ -181,6 +189,20 @@ func (m multiWriter) abort() {
 		}
 	}
 }
+
+// shownLevel is the level a finding is reported with where a format has no other way to say that
+// the object is admitted (SARIF, GitHub annotations): an error of an object its enforcement
+// admits (warn, dryrun) is a warning.
+func shownLevel(r *Result, f *rules.Finding) rules.Level {
+	if f.Level == rules.LevelError && r.Allowed {
+		return rules.LevelWarning
+	}
+	return f.Level
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // message is a finding's message without its field: for an object as the API server words a
 // cause (`Invalid value: "v": detail`), for an Envoy name what is wrong with it.
