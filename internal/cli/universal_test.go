@@ -122,6 +122,33 @@ func TestCheckUniversalMixedFolder(t *testing.T) {
 	}
 }
 
+// What kumactl get -o yaml prints is judged item by item.
+func TestCheckKumactlListing(t *testing.T) {
+	listing := `items:
+- type: MeshTimeout
+  mesh: default
+  name: timeout-1
+  creationTime: "2026-11-25T20:19:30Z"
+  labels:
+    kuma.io/display-name: Bad_Name
+  spec:
+    targetRef:
+      kind: Mesh
+- type: Mesh
+  name: prod
+next: null
+total: 2
+`
+	r := run(t, listing, "check", "-o", "json", "-")
+	rs := decodeResults(t, r.stdout)
+	if r.code != ExitDenied || len(rs) != 2 {
+		t.Fatalf("exit %d, %d results; stderr:\n%s", r.code, len(rs), r.stderr)
+	}
+	if rs[0].Name != "timeout-1" || rs[0].Allowed || rs[0].Line != 2 || rs[1].Name != "prod" || !rs[1].Allowed || rs[1].Line != 11 {
+		t.Errorf("results %+v", rs)
+	}
+}
+
 // The text output names a Universal resource with its mesh, and places the cause on its line.
 func TestCheckUniversalText(t *testing.T) {
 	dir := t.TempDir()

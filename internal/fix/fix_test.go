@@ -879,6 +879,40 @@ spec:
 		in:      "type: ZoneEgress\nname: ze-1\nnetworking:\n  address: 10.0.0.1\n  port: 10002\n",
 		finding: "ZoneEgress is removed in Kuma 3.0",
 	}, {
+		name: "a listing of kumactl get -o yaml",
+		in: `items:
+- type: MeshTimeout
+  mesh: default
+  name: timeout-1
+  spec:
+    targetRef:
+      kind: Dataplane
+      name: dp-1
+    to:
+    - targetRef:
+        kind: MeshService
+        name: backend
+total: 1
+next: null
+`,
+		want: `items:
+- type: MeshTimeout
+  mesh: default
+  name: timeout-1
+  spec:
+    targetRef:
+      kind: Dataplane
+      labels:
+        kuma.io/display-name: dp-1
+    to:
+    - targetRef:
+        kind: MeshService
+        labels:
+          kuma.io/display-name: backend
+total: 1
+next: null
+`,
+	}, {
 		name: "a Helm values file is left alone",
 		in:   "name: my-release\ntype: application\nspec:\n  to:\n    - targetRef:\n        kind: MeshService\n        name: x\n",
 	}}

@@ -95,6 +95,15 @@ func (r *rewriter) object(n *yaml.Node, field string) {
 		r.universal(n, field)
 		return
 	}
+	if _, total := get(n, "total"); kind == "" && apiVersion == "" && total != nil {
+		// A Kuma listing, as kumactl get -o yaml prints one: its items are Universal resources.
+		if _, items := get(n, "items"); items != nil && items.Kind == yaml.SequenceNode {
+			for i, it := range items.Content {
+				r.object(it, fmt.Sprintf("%sitems[%d].", field, i))
+			}
+		}
+		return
+	}
 	if kind == "" {
 		return
 	}

@@ -369,7 +369,7 @@ func absoluteLine(msg string, c yamlChunk) string {
 // is a List; items are the List's items when the object has an items sequence.
 func emitStreamed(source string, line int, c yamlChunk, j []byte, items []listItem, max int, fn func(Document) error) error {
 	h, err := readHeader(j)
-	if err != nil || !strings.HasSuffix(h.Kind, "List") || items == nil {
+	if err != nil || !h.listKind() || items == nil {
 		d := object(source, line, j, h, err)
 		d.loc = &streamPositioner{src: c.body, startLine: c.start, fallbackLine: line}
 		return fn(d)
@@ -431,6 +431,8 @@ type header struct {
 	// They stay raw: in other documents (Helm values) they may be anything.
 	Type json.RawMessage `json:"type"`
 	Name json.RawMessage `json:"name"`
+	// Total, beside items, makes a Kuma listing (kumactl get -o yaml) of a document.
+	Total json.RawMessage `json:"total"`
 }
 
 // universalType returns the type of a Kuma Universal resource: a document with neither apiVersion
@@ -444,6 +446,13 @@ func (h *header) universalType() (string, bool) {
 		return "", false
 	}
 	return typ, true
+}
+
+// listKind reports whether h is that of a List: kind List, or a kind ending in "List"; or of a Kuma
+// listing as kumactl get -o yaml|json prints one (total beside items, no apiVersion or kind),
+// whose items are Universal resources.
+func (h *header) listKind() bool {
+	return strings.HasSuffix(h.Kind, "List") || h.Kind == "" && h.APIVersion == "" && len(h.Total) > 0
 }
 
 // readHeader decodes the header of the JSON object j, which is not checked otherwise.
@@ -489,7 +498,7 @@ func object(source string, line int, j []byte, h header, err error) Document {
 // listSpans returns where the items of j are when j is a List: kind List, or a kind ending in
 // "List", with an items array.
 func listSpans(j []byte, h header, err error) ([][2]int, bool) {
-	if err != nil || !strings.HasSuffix(h.Kind, "List") {
+	if err != nil || !h.listKind() {
 		return nil, false
 	}
 	return jsonItems(j)
