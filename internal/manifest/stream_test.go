@@ -243,13 +243,16 @@ func checkPositions(t *testing.T, src []byte) int {
 	jsonText, _ := json.MarshalIndent(v, "", " ")
 	oldJSON := &locator{t: &tree{text: jsonText, line: 1, col: 1}, item: -1, line: 1}
 	inJSON := &jsonPositioner{text: jsonText, line: 1, col: 1}
+	// go-yaml v3, whose nodes place fields, refuses some text v2 reads (a \u0000 escape): no
+	// places to compare with then.
+	yamlNodes, jsonNodes := old.t.node() != nil, oldJSON.t.node() != nil
 	for _, p := range ps {
 		wl, wc := old.locate(p)
-		if gl, gc := streamed.locate(p); gl != wl || gc != wc {
+		if gl, gc := streamed.locate(p); yamlNodes && (gl != wl || gc != wc) {
 			t.Errorf("%q, %q: streamed %d:%d, nodes %d:%d", src, p, gl, gc, wl, wc)
 		}
 		wl, wc = oldJSON.locate(p)
-		if gl, gc := inJSON.locate(p); gl != wl || gc != wc {
+		if gl, gc := inJSON.locate(p); jsonNodes && (gl != wl || gc != wc) {
 			t.Errorf("%s, %q: JSON %d:%d, nodes %d:%d", jsonText, p, gl, gc, wl, wc)
 		}
 	}
@@ -260,6 +263,9 @@ func checkPositions(t *testing.T, src []byte) int {
 // (YAML or JSON), with go-yaml's nodes'. It returns how many it compared.
 func checkItemPositions(t *testing.T, src []byte, ps []string) int {
 	t.Helper()
+	if (&tree{text: src}).node() == nil {
+		return 0 // go-yaml v3 does not read it: no places to compare with
+	}
 	item, n := 0, 0
 	err := Read("f", bytes.NewReader(src), Options{}, func(d Document) error {
 		if d.loc == nil {
