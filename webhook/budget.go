@@ -208,11 +208,18 @@ func (b *Budget) giveDecision(n int64) {
 	}
 }
 
-// countNodes counts the JSON values of body, valid or not, without decoding it: every value but
-// the first follows a comma or opens a container. It is what the decision's cost follows.
+// countNodes counts the JSON values of body, valid or not, without decoding it: the first, each
+// member's value (after a ':') and each item of an array (its first, and one after each ',' in it).
+// It is what the decision's cost follows. Past maxCountDepth levels every ',' counts, which is
+// never less.
 func countNodes(body []byte) int64 {
 	n := int64(1)
-	inString := false
+	var arrays [maxCountDepth/64 + 1]uint64 // whether each open container is an array
+	depth := 0
+	inArray := func() bool {
+		return depth == 0 || depth > maxCountDepth || arrays[(depth-1)/64]&(1<<((depth-1)%64)) != 0
+	}
+	inString, first := false, false // first: an array just opened, its first item not seen yet
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if inString {
@@ -225,11 +232,40 @@ func countNodes(body []byte) int64 {
 			continue
 		}
 		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		if first && c != ']' {
+			n++
+		}
+		first = false
+		switch c {
 		case '"':
 			inString = true
-		case ',', '[', '{':
+		case ':':
 			n++
+		case ',':
+			if inArray() {
+				n++
+			}
+		case '[', '{':
+			depth++
+			if depth <= maxCountDepth {
+				bit := uint64(1) << ((depth - 1) % 64)
+				if c == '[' {
+					arrays[(depth-1)/64] |= bit
+				} else {
+					arrays[(depth-1)/64] &^= bit
+				}
+			}
+			first = c == '['
+		case ']', '}':
+			depth = max(depth-1, 0)
 		}
 	}
 	return n
 }
+
+// maxCountDepth is the nesting countNodes tells arrays from objects in: the review's decoder
+// refuses deeper JSON anyway.
+const maxCountDepth = 10_000

@@ -376,3 +376,56 @@ func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
 		t.Errorf("the review behind a stalled sender was not decided: %+v", review.Response.Result)
 	}
 }
+
+// countNodes counts each JSON value once, a container that follows a comma too, and never fewer
+// than the values a decoder makes.
+func TestCountNodes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{`{}`, 1},
+		{`[]`, 1},
+		{`[{}]`, 2},
+		{`[{},{},{}]`, 4},
+		{`[ {} , {} ]`, 3},
+		{`{"a":1,"b":[1,2,{"c":[]}]}`, 7},
+		{`{"a,b:":"[{,"}`, 2},
+		{`"x"`, 1},
+		{`[[],[[]]]`, 4},
+		{`{"a":{"b":{}}}`, 3},
+	} {
+		if got := countNodes([]byte(tt.in)); got != tt.want {
+			t.Errorf("countNodes(%s) = %d, want %d", tt.in, got, tt.want)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(tt.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		if decoded := values(v); countNodes([]byte(tt.in)) < decoded {
+			t.Errorf("countNodes(%s) below the %d values decoded", tt.in, decoded)
+		}
+	}
+	// Deeper than it tells arrays from objects, it counts more, never less.
+	deep := strings.Repeat(`{"a":`, maxCountDepth+5) + `[1,2]` + strings.Repeat(`}`, maxCountDepth+5)
+	if got, want := countNodes([]byte(deep)), int64(maxCountDepth+5+3); got < want {
+		t.Errorf("deep: %d, want at least %d", got, want)
+	}
+	// Not JSON: no panic.
+	countNodes([]byte(`]]]}},,[{"\`))
+}
+
+func values(v any) int64 {
+	n := int64(1)
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			n += values(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += values(e)
+		}
+	}
+	return n
+}
