@@ -86,7 +86,7 @@ func runKumaAudit(a *app, ctx context.Context) int {
 	if a.streams.ErrIsTerminal {
 		p = &progressLine{w: a.errOut, start: time.Now()}
 	}
-	w, err := a.resultWriters(objectResults, formatText, formatJSON)
+	w, err := a.resultWriters(objectResults, path, formatText, formatJSON, formatJUnit)
 	if err != nil {
 		return a.fail(path, err)
 	}

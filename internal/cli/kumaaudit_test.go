@@ -166,6 +166,21 @@ func TestKumaAuditFixtures(t *testing.T) {
 	}
 }
 
+// Every output format audit has, text by default, for a control plane too.
+func TestKumaAuditOutputs(t *testing.T) {
+	f := readKumaFixture(t, "v2.14.3-0c7aaec")
+	s := newKumaServer(t, f, "", nil)
+	r := run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--chunk-size", "5")
+	want := s.URL + `: MeshTimeout timeout-5 (mesh default): labels[kuma.io/display-name]: Invalid value: "Shown": `
+	if r.code != ExitDenied || !strings.Contains(r.stdout, want) {
+		t.Errorf("text: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, "", "audit", "--kuma-api", s.URL, "--kuma-ca-file", s.caFile, "--chunk-size", "5", "-o", "junit")
+	if r.code != ExitDenied || !strings.Contains(r.stdout, "<testsuites") || !strings.Contains(r.stdout, "timeout-5") {
+		t.Errorf("junit: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // The 3.0 readiness of a 2.14 control plane: --kuma-version 3.0 overrides the index, and reports
 // what 3.0 refuses among the stored resources.
 func TestKumaAuditReadiness(t *testing.T) {
