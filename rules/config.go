@@ -45,9 +45,11 @@ var enforcements = []Enforcement{EnforcementDeny, EnforcementDryRun, Enforcement
 
 // kongKinds are the Kong hybrid-gateway kinds (package naming/kong) and their served versions.
 var kongKinds = []KindConfig{
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongCertificate"},
 	{Group: KongGroup, Version: "v1", Kind: "KongPlugin"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongPluginBinding"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongRoute"},
+	{Group: KongGroup, Version: "v1alpha1", Kind: "KongSNI"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongService"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongTarget"},
 	{Group: KongGroup, Version: "v1alpha1", Kind: "KongUpstream"},
@@ -89,6 +91,14 @@ type KumaConfig struct {
 	// Version is the Kuma release objects are judged against: a release naming knows ("2.14",
 	// "3.0"), or ReleaseAuto, which empty means.
 	Version string `json:"version,omitempty"`
+	// Mode is the control plane's place in a deployment, which says what KDS copies of the
+	// objects it holds (docs/kds.md): ModeGlobal, ModeZone (a zone federated with a global
+	// control plane), ModeStandalone (a zone on its own, which syncs nothing) or ReleaseAuto, which
+	// empty means.
+	Mode Mode `json:"mode,omitempty"`
+	// SystemNamespace is the namespace of Kuma's control plane, where KDS copies live; empty means
+	// kuma-system.
+	SystemNamespace string `json:"systemNamespace,omitempty"`
 }
 
 // ReleaseAuto asks for the release of the control plane the webhook runs beside. It is not
@@ -272,6 +282,12 @@ func buildConfig(c *Config) (*Config, error) {
 		release, _ = naming.ParseRelease(v)
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("kuma", "version"), v, versions))
+	}
+
+	switch m := c.Kuma.Mode; m {
+	case "", ModeAuto, ModeGlobal, ModeZone, ModeStandalone:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("kuma", "mode"), m, []Mode{ModeAuto, ModeGlobal, ModeZone, ModeStandalone}))
 	}
 
 	if c.Requesters == nil {

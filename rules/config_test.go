@@ -103,7 +103,7 @@ func TestKindListDrift(t *testing.T) {
 		}
 	}
 	// kong-operator's hybrid gateway also generates these; kriguard has no rule for their names yet.
-	unguardedKong := []string{"KongCACertificate", "KongCertificate", "KongConsumer", "KongSNI"}
+	unguardedKong := []string{"KongCACertificate", "KongConsumer"}
 	for gk := range upstream {
 		if gk.Group == KongGroup && guarded[gk] == slices.Contains(unguardedKong, gk.Kind) {
 			t.Errorf("%s has an upstream CRD; guarded by default: %t", gk, guarded[gk])

@@ -47,6 +47,13 @@ const (
 	// RuleOverwrittenKey: a label or annotation the release's control plane overwrites (a note).
 	RuleOverwrittenKey Rule = "kuma/overwritten-key"
 
+	// RuleKDSCopy: the KDS copy of the object can be stored by a Kubernetes receiver.
+	RuleKDSCopy Rule = "kuma/kds-copy"
+	// RuleKDSSquat: a zone object does not hold the name of a global object's KDS copy (a note).
+	RuleKDSSquat Rule = "kuma/kds-squat"
+	// RuleKDSCollision: two objects do not get one KDS copy name on their receiver (across objects).
+	RuleKDSCollision Rule = "kuma/kds-collision"
+
 	// RuleKongRouteName and the other Kong rules: a generated name has the shape Kong's operator
 	// gives that kind and agrees with the object's own references.
 	RuleKongRouteName         Rule = "kong/route-name"
@@ -55,6 +62,16 @@ const (
 	RuleKongTargetName        Rule = "kong/target-name"
 	RuleKongPluginName        Rule = "kong/plugin-name"
 	RuleKongPluginBindingName Rule = "kong/plugin-binding-name"
+	RuleKongCertificateName   Rule = "kong/certificate-name"
+	// RuleKongSNIName: a KongSNI name is a DNS-1123 subdomain; a generated one references the
+	// KongCertificate of that name.
+	RuleKongSNIName Rule = "kong/sni-name"
+	// RuleKongSNIUnique: no two KongSNIs, generated or not, have one spec.name on one control
+	// plane (across objects).
+	RuleKongSNIUnique Rule = "kong/sni-unique"
+	// RuleKongGeneratedUnique: no two certificateRefs of Gateways give one KongCertificate and
+	// KongSNI name (across objects).
+	RuleKongGeneratedUnique Rule = "kong/generated-unique"
 
 	// The rules of the names an Envoy proxy receives (naming.CheckEnvoyName), which krilint
 	// applies to Go code and `kriguard envoy` to config dumps.
@@ -76,8 +93,10 @@ func Rules() []Rule {
 	return []Rule{RuleKRI, RuleDisplayNameLabel, RuleSectionName, RuleSNI, RuleProxyPatchKRI,
 		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleUniversalName, RuleRemovedKind, RuleReleaseName,
 		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
+		RuleKDSCopy, RuleKDSSquat, RuleKDSCollision,
 		RuleKongRouteName, RuleKongServiceName,
 		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName,
+		RuleKongCertificateName, RuleKongSNIName, RuleKongSNIUnique, RuleKongGeneratedUnique,
 		RuleEnvoyColon, RuleEnvoyNotKRI, RuleEnvoyLegacy, RuleEnvoyStatUnsafe}
 }
 
@@ -143,6 +162,20 @@ var ruleInfo = map[Rule]RuleInfo{
 		"The name is a DNS-1123 subdomain, and a generated name is well formed."},
 	RuleKongPluginBindingName: {LevelError, "A KongPluginBinding's name is well formed and names what it binds",
 		"The name is a DNS-1123 subdomain; a generated name is well formed, binds a route or a service and a plugin, and is the name of the route or service followed by the plugin."},
+	RuleKDSCopy: {LevelError, "The KDS copy of the object can be stored by a Kubernetes control plane",
+		"KDS copies an object as <name cut to 236>-<hash>; a cut that ends in '.', a Universal name with '_' or upper case, or a label value over 63 characters gives a copy the receiver refuses. An error on a multizone control plane (kuma.mode global or zone), a note where the mode is auto."},
+	RuleKDSSquat: {LevelNote, "A zone object does not hold the name of a global object's KDS copy",
+		"A zone object in the system namespace named like the copy a global object gets there makes that sync fail with AlreadyExists and restart (Kuma #10212)."},
+	RuleKDSCollision: {LevelError, "Two objects do not get one KDS copy name on their receiver",
+		"The KDS hash has no separator, so backend/zone-1/abc and backend/zone-1a/bc get one copy name on global: one of the two zones' syncs fails and restarts. Found across objects, by check and audit."},
+	RuleKongCertificateName: {LevelError, "A KongCertificate's name is well formed",
+		"The name is a DNS-1123 subdomain; every name Kong's operator generates (cert.<gateway>.<port>.<listener>, or ngn and a hash) is one."},
+	RuleKongSNIName: {LevelError, "A KongSNI's name is well formed and names its certificate",
+		"The name is a DNS-1123 subdomain; a KongSNI with a generated certificate name references the KongCertificate of that very name, as the operator builds it."},
+	RuleKongSNIUnique: {LevelError, "No two KongSNIs have one name on one control plane",
+		"Kong keeps SNI names unique: two KongSNIs with one spec.name ('*' included) whose certificates share a control plane, or two listeners of one Gateway that give one SNI, leave one of them unconfigured. Found across objects."},
+	RuleKongGeneratedUnique: {LevelError, "No two certificateRefs give one generated KongCertificate name",
+		"Kong's operator names a listener's KongCertificate and KongSNI cert.<gateway>.<port>.<listener> without escaping: dotted names or several certificateRefs of one listener give one name, and the last one written wins. Found across objects."},
 	RuleEnvoyColon: {LevelError, "An Envoy resource name contains no ':'",
 		"Envoy resource names must not contain ':' (use '_'): Kuma's unified naming builds them from KRIs."},
 	RuleEnvoyNotKRI: {LevelError, "An Envoy resource name that starts with kri_ is a valid KRI",
@@ -185,6 +218,7 @@ func EnvoyFindings(what, name, path string, probs []naming.EnvoyNameProblem) []F
 var kongRules = map[string]Rule{
 	"KongRoute": RuleKongRouteName, "KongService": RuleKongServiceName, "KongUpstream": RuleKongUpstreamName,
 	"KongTarget": RuleKongTargetName, "KongPlugin": RuleKongPluginName, "KongPluginBinding": RuleKongPluginBindingName,
+	"KongCertificate": RuleKongCertificateName, "KongSNI": RuleKongSNIName,
 }
 
 // tag records r as the rule of the problems errs[from:] (field.Error's Origin, which answers leave

@@ -13,6 +13,7 @@ var (
 	routeRefPath    = field.NewPath("spec", "targets", "routeRef", "name")
 	serviceRefPath  = field.NewPath("spec", "targets", "serviceRef", "name")
 	pluginRefPath   = field.NewPath("spec", "pluginRef", "name")
+	certRefPath     = field.NewPath("spec", "certificateRef", "name")
 )
 
 // kongParsers are the parsers of naming/kong the Kong rules use. The rules parse each name an
@@ -87,8 +88,14 @@ func kongErrorsWith(kind string, obj *admitted, parse kongParsers) field.ErrorLi
 			}
 		}
 		return errs
+	case "KongSNI":
+		// A generated name is its KongCertificate's, which it references.
+		if errs != nil {
+			return errs
+		}
+		return kong.ValidateSNICertificate(name, stringAt(obj, "spec", "certificateRef", "name"), certRefPath)
 	}
-	// KongRoute, KongUpstream, KongPlugin: the name is a DNS-1123 subdomain.
+	// KongRoute, KongUpstream, KongPlugin, KongCertificate: the name is a DNS-1123 subdomain.
 	return errs
 }
 
@@ -125,7 +132,7 @@ func bindingRefs(obj *admitted) (target, plugin string) {
 
 // kongReads are the paths under spec kongErrors reads (stringAt): all that is decoded of a Kong
 // object's spec.
-var kongReads = [][]string{{"host"}, {"upstreamRef", "name"}, {"targets", "routeRef", "name"}, {"targets", "serviceRef", "name"}, {"pluginRef", "name"}}
+var kongReads = [][]string{{"host"}, {"upstreamRef", "name"}, {"targets", "routeRef", "name"}, {"targets", "serviceRef", "name"}, {"pluginRef", "name"}, {"certificateRef", "name"}}
 
 // stringAt returns the string at path in obj, whose spec was decoded, or "" when there is none.
 func stringAt(obj *admitted, path ...string) string {

@@ -89,6 +89,8 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 	if !privileged {
 		n = len(notes)
 		notes = tag(overwritten(rel, obj, notes), n, RuleOverwrittenKey)
+		// The control plane writes KDS copies itself.
+		before, notes = c.kdsFindings(g, obj, kri, before, notes)
 	}
 	return kri, valid, before, after, notes
 }

@@ -78,12 +78,14 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	return t.exitCode()
 }
 
-// judgeManifests judges every guarded object of paths and hands each result to emit; documents
-// that cannot be read or judged are reported on standard error and counted. It returns emit's
+// judgeManifests judges every guarded object of paths and hands each result to emit, then a
+// result per clash between objects (docs/unique.md); documents that cannot be read or judged are
+// reported on standard error and counted. It returns emit's
 // error, or the context's.
 func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit func(Result, rules.Decision) error) error {
 	o := manifest.Options{MaxDocumentBytes: a.maxDocBytes, Stdin: a.streams.In}
 	skipped := map[string]bool{} // files found in folders that are not manifests
+	across := newAcrossObjects(a.cfg, a)
 	err := manifest.Walk(paths, o, func(d manifest.Document) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -111,6 +113,9 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			}
 			gk = schema.GroupKind{Group: rules.KumaGroup, Kind: d.Kind}
 		}
+		if !d.Universal { // Universal resources are compared by the Universal audit (docs/unique.md)
+			across.add("", gk, d.Object, placed{source: d.Source, apiVersion: d.APIVersion, line: d.Line}, d.Position)
+		}
 		if !a.cfg.Judges(gk, a.release) {
 			return nil
 		}
@@ -130,6 +135,14 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		// Printed as decided: the next document may be long in coming down a pipe.
 		return a.out.Flush()
 	})
+	if err == nil {
+		// The clashes between objects, once all are read.
+		for _, r := range across.results(t) {
+			if err = emit(r, rules.Decision{}); err != nil {
+				break
+			}
+		}
+	}
 	if n := len(skipped); n > 0 && err == nil {
 		files := "files"
 		if n == 1 {

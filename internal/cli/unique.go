@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/rules"
+)
+
+// acrossObjects gathers the objects of one run for the rules that compare objects (rules.Unique:
+// KDS copy names, Kong SNIs and generated names; docs/unique.md) and turns each clash into a
+// result placed where its object was read.
+type acrossObjects struct {
+	u *rules.Unique
+	// at is where each object Unique took part in was read, by its id.
+	at map[int]placed
+}
+
+// placed is where an object was read: its source and line, and where its name is written.
+type placed struct {
+	source, apiVersion      string
+	line, nameLine, nameCol int
+}
+
+func newAcrossObjects(cfg *rules.Config, a *app) *acrossObjects {
+	return &acrossObjects{u: cfg.NewUnique(a.release), at: map[int]placed{}}
+}
+
+// add reads one object of zone ("" for none); an object Unique cannot decode is left to the
+// per-object rules, which report it.
+func (x *acrossObjects) add(zone string, gk schema.GroupKind, raw []byte, p placed, pos positions) {
+	id, err := x.u.Add(zone, gk, raw)
+	if err != nil || id < 0 {
+		return
+	}
+	if pos != nil {
+		p.nameLine, p.nameCol = pos("metadata.name")
+	}
+	x.at[id] = p
+}
+
+// results returns a result per clash, about the object the clash is about, and counts the
+// denied ones in t.
+func (x *acrossObjects) results(t *tally) []Result {
+	var out []Result
+	for _, c := range x.u.Findings() {
+		p := x.at[c.Of]
+		f := c.Finding
+		f.Position.Line, f.Position.Column = p.nameLine, p.nameCol
+		denied := c.Level == rules.LevelError
+		if denied {
+			t.denied++
+		}
+		out = append(out, Result{Source: p.source, Line: p.line, APIVersion: p.apiVersion, Object: c.Object,
+			Allowed: !denied, Enforcement: string(rules.EnforcementDeny), Findings: []rules.Finding{f}})
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckAcrossObjects: the pairs the admission tests deny give one check finding each, naming
+// both objects and the name they share (docs/unique.md).
+func TestCheckAcrossObjects(t *testing.T) {
+	dir := t.TempDir()
+	kds := writeFile(t, dir, "zones.yaml", `apiVersion: kuma.io/v1alpha1
+kind: MeshService
+metadata:
+  name: backend
+  namespace: abc
+  labels: {kuma.io/mesh: default, kuma.io/zone: zone-1}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshService
+metadata:
+  name: backend
+  namespace: bc
+  labels: {kuma.io/mesh: default, kuma.io/zone: zone-1a}
+`)
+	snis := writeFile(t, dir, "snis.yaml", `apiVersion: configuration.konghq.com/v1alpha1
+kind: KongCertificate
+metadata: {name: cert.gw1.443.https, namespace: default}
+spec: {type: secretRef, controlPlaneRef: {type: konnectNamespacedRef, konnectNamespacedRef: {name: cp-a}}}
+---
+apiVersion: configuration.konghq.com/v1alpha1
+kind: KongSNI
+metadata: {name: cert.gw1.443.https, namespace: default}
+spec: {name: "*", certificateRef: {name: cert.gw1.443.https}}
+---
+apiVersion: configuration.konghq.com/v1alpha1
+kind: KongCertificate
+metadata: {name: cert.gw1.8443.https-alt, namespace: default}
+spec: {type: secretRef, controlPlaneRef: {type: konnectNamespacedRef, konnectNamespacedRef: {name: cp-a}}}
+---
+apiVersion: configuration.konghq.com/v1alpha1
+kind: KongSNI
+metadata: {name: cert.gw1.8443.https-alt, namespace: default}
+spec: {name: "*", certificateRef: {name: cert.gw1.8443.https-alt}}
+`)
+	for _, tt := range []struct {
+		name, file string
+		want       []string
+	}{
+		{"KDS copies", kds, []string{":11:3: MeshService bc/backend: metadata.name: Duplicate value: \"backend\": KDS gives it and MeshService abc/backend of zone zone-1 one copy name \"backend-z9vdzz8dx42ffz26\" on global"}},
+		{"KongSNIs", snis, []string{":18:12: ", "KongSNI default/cert.gw1.8443.https-alt: spec.name: Duplicate value: \"*\": KongSNI default/cert.gw1.443.https has the same SNI"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, "", "check", tt.file)
+			if r.code != ExitDenied || strings.Count(r.stdout, "\n") != 1 {
+				t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d and one finding", r.code, r.stdout, r.stderr, ExitDenied)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("stdout %q does not hold %q", r.stdout, w)
+				}
+			}
+		})
+	}
+}

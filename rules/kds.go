@@ -1,0 +1,147 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
+)
+
+// Mode is a Kuma control plane's place in a deployment: what KDS does with its objects.
+type Mode string
+
+// The modes of kuma.mode.
+const (
+	// ModeAuto asks for the mode of the control plane the webhook runs beside. It is not detected
+	// yet: copies that cannot be stored are warned, not denied.
+	ModeAuto Mode = "auto"
+	// ModeGlobal: a global control plane, which copies its objects to every zone.
+	ModeGlobal Mode = "global"
+	// ModeZone: a zone federated with a global control plane, which copies its objects to global.
+	ModeZone Mode = "zone"
+	// ModeStandalone: a zone on its own, which syncs nothing.
+	ModeStandalone Mode = "standalone"
+)
+
+// Mode returns the control plane's mode of kuma.mode; ModeAuto when unset.
+func (c *Config) Mode() Mode {
+	if c.Kuma.Mode == "" {
+		return ModeAuto
+	}
+	return c.Kuma.Mode
+}
+
+// DefaultSystemNamespace is Kuma's system namespace unless kuma.systemNamespace says otherwise.
+const DefaultSystemNamespace = "kuma-system"
+
+// systemNamespace returns the namespace of the control plane, where KDS copies live.
+func (c *Config) systemNamespace() string {
+	if c.Kuma.SystemNamespace == "" {
+		return DefaultSystemNamespace
+	}
+	return c.Kuma.SystemNamespace
+}
+
+// multizone reports whether the configured control plane syncs with others: the KDS rules deny
+// there, and warn elsewhere.
+func (c *Config) multizone() bool { return c.Mode() == ModeGlobal || c.Mode() == ModeZone }
+
+// The kinds KDS copies, by direction, as Kuma's type registry says (ResourceTypeDescriptor.KDSFlags:
+// SentFromGlobalToZone, SentFromZoneToGlobal), read by running v2.14.3's and master @348b6528bc's
+// registries (docs/kds.md). master has the same directions for the kinds it keeps; the kinds it
+// removed are refused as such (kuma/removed-kind).
+var (
+	kdsToZones = kindSet("CircuitBreaker", "Config", "ExternalService", "FaultInjection", "GlobalSecret",
+		"HealthCheck", "HostnameGenerator", "Mesh", "MeshAccessLog", "MeshCircuitBreaker", "MeshExternalService",
+		"MeshFaultInjection", "MeshGateway", "MeshGatewayRoute", "MeshHTTPRoute", "MeshHealthCheck", "MeshIdentity",
+		"MeshLoadBalancingStrategy", "MeshMetric", "MeshMultiZoneService", "MeshOpenTelemetryBackend",
+		"MeshPassthrough", "MeshProxyPatch", "MeshRateLimit", "MeshRetry", "MeshService", "MeshTCPRoute", "MeshTLS",
+		"MeshTimeout", "MeshTrace", "MeshTrafficPermission", "MeshTrust", "MeshZoneAddress", "ProxyTemplate",
+		"RateLimit", "Retry", "Secret", "ServiceInsight", "Timeout", "TrafficLog", "TrafficPermission",
+		"TrafficRoute", "TrafficTrace", "VirtualOutbound", "ZoneIngress")
+	kdsToGlobal = kindSet("Dataplane", "DataplaneInsight", "HostnameGenerator", "MeshAccessLog",
+		"MeshCircuitBreaker", "MeshExternalService", "MeshFaultInjection", "MeshGateway", "MeshHTTPRoute",
+		"MeshHealthCheck", "MeshIdentity", "MeshLoadBalancingStrategy", "MeshMetric", "MeshOpenTelemetryBackend",
+		"MeshPassthrough", "MeshProxyPatch", "MeshRateLimit", "MeshRetry", "MeshService", "MeshTCPRoute", "MeshTLS",
+		"MeshTimeout", "MeshTrace", "MeshTrafficPermission", "MeshTrust", "MeshZoneAddress", "Workload",
+		"ZoneEgress", "ZoneEgressInsight", "ZoneIngress", "ZoneIngressInsight")
+	// kdsUnhashed keep their name when copied (SkipKDSHash).
+	kdsUnhashed = kindSet("Mesh", "Secret", "GlobalSecret", "Config")
+)
+
+func kindSet(kinds ...string) map[string]bool {
+	m := make(map[string]bool, len(kinds))
+	for _, k := range kinds {
+		m[k] = true
+	}
+	return m
+}
+
+// The labels KDS reads and writes.
+const (
+	labelOrigin    = "kuma.io/origin"
+	labelNamespace = "k8s.kuma.io/namespace"
+	originGlobal   = "global"
+	originZone     = "zone"
+)
+
+// copyName returns the name of the KDS copy of an object of kind, in mesh, named name, in namespace
+// namespace, created in zone ("" on global): the display name cut to 236 bytes, "-" and the hash
+// of mesh, name, zone and namespace (Kuma's pkg/kds/context HashSuffixMapper; docs/kds.md). false
+// for a kind that keeps its name.
+func copyName(kind, mesh, name, zone, namespace string) (string, bool) {
+	if kdsUnhashed[kind] {
+		return "", false
+	}
+	return hashsuffix.Name(mesh, name, zone, namespace), true
+}
+
+// kdsFindings checks what KDS makes of obj, of kind g.gk.Kind with the KRI kri, under the
+// configured mode: a copy a Kubernetes receiver cannot store (kuma/kds-copy), and a zone object
+// that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
+// errors on a multizone control plane, notes elsewhere.
+func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	kind, mode := g.gk.Kind, c.Mode()
+	toZones, toGlobal := kdsToZones[kind] && mode != ModeZone, kdsToGlobal[kind] && mode != ModeGlobal
+	if mode == ModeStandalone || obj.name == "" || obj.labels[labelOrigin] == originGlobal && mode != ModeGlobal {
+		// A standalone zone syncs nothing; a copy from global is Kuma's own.
+		return errs, notes
+	}
+	// The copy name is the same whichever way it goes but for the hash; one direction is shown.
+	var copy string
+	var ok bool
+	switch {
+	case toGlobal:
+		copy, ok = copyName(kind, kri.Mesh, obj.name, obj.labels[naming.LabelZone], obj.namespace)
+	case toZones:
+		copy, ok = copyName(kind, kri.Mesh, obj.name, "", obj.namespace)
+	}
+	// A name that is itself no DNS-1123 subdomain is refused by the API server before any copy.
+	if ok && len(validation.IsDNS1123Subdomain(obj.name)) == 0 {
+		if probs := hashsuffix.CopyProblems(copy, obj.labels); len(probs) > 0 {
+			e := field.Invalid(namePath, obj.name, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
+			e.Origin = string(RuleKDSCopy)
+			if c.multizone() {
+				errs = append(errs, e)
+			} else {
+				notes = append(notes, e)
+			}
+		}
+	}
+	// A zone object that holds the name a global object's copy gets in this zone: copies live in
+	// the system namespace, and the global's is taken to be the same (Kubernetes) or none
+	// (Universal).
+	if kdsToZones[kind] && !kdsUnhashed[kind] && mode != ModeGlobal && obj.labels[labelOrigin] != originGlobal && obj.namespace == c.systemNamespace() {
+		base, _, split := hashsuffix.Split(obj.name)
+		if split && (hashsuffix.Squats(obj.name, kri.Mesh, obj.namespace) || hashsuffix.Squats(obj.name, kri.Mesh)) {
+			e := field.Invalid(namePath, obj.name, fmt.Sprintf("is the name KDS gives the copy of the global %s %q of mesh %q: while this object exists, that copy cannot be created and the zone's sync fails and restarts (Kuma #10212; docs/kds.md)", kind, base, kri.Mesh))
+			e.Origin = string(RuleKDSSquat)
+			notes = append(notes, e)
+		}
+	}
+	return errs, notes
+}

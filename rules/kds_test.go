@@ -1,0 +1,85 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestKDSCopy: the copy names of kuma/kds-copy are Kuma's (naming/hashsuffix holds the vectors
+// taken from its HashSuffixMapper); what a mode makes of a copy a Kubernetes receiver cannot store.
+func TestKDSCopy(t *testing.T) {
+	dot236 := strings.Repeat("a", 235) + "." + strings.Repeat("b", 17)
+	obj := func(kind, name, ns, labels string) []byte {
+		return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"name":"` + name + `","namespace":"` + ns + `","labels":{"kuma.io/mesh":"default"` + labels + `}}}`)
+	}
+	tests := []struct {
+		name  string
+		mode  Mode
+		kind  string
+		raw   []byte
+		want  Rule
+		level Level // "" for no KDS finding
+	}{
+		{"dot at 236 on global", ModeGlobal, "MeshTimeout", obj("MeshTimeout", dot236, "kuma-system", ""), RuleKDSCopy, LevelError},
+		{"dot at 236 on a federated zone", ModeZone, "MeshTimeout", obj("MeshTimeout", dot236, "kuma-demo", ""), RuleKDSCopy, LevelError},
+		{"dot at 236, mode unknown", ModeAuto, "MeshTimeout", obj("MeshTimeout", dot236, "kuma-demo", ""), RuleKDSCopy, LevelNote},
+		{"dot at 236 on a standalone zone", ModeStandalone, "MeshTimeout", obj("MeshTimeout", dot236, "kuma-demo", ""), "", ""},
+		{"dot at 236, a copy from global", ModeZone, "MeshTimeout", obj("MeshTimeout", dot236, "kuma-system", `,"kuma.io/origin":"global"`), "", ""},
+		{"63-character MeshService on a zone (its copy has 80)", ModeZone, "MeshService", obj("MeshService", strings.Repeat("a", 63), "kuma-demo", `,"kuma.io/zone":"zone-1"`), "", ""},
+		{"63-character MeshService on global", ModeGlobal, "MeshService", obj("MeshService", strings.Repeat("a", 63), "kuma-system", ""), "", ""},
+		{"squatted copy name", ModeZone, "MeshTimeout", obj("MeshTimeout", "mesh-timeout-all-default-w4dzbd54v9x64485", "kuma-system", ""), RuleKDSSquat, LevelNote},
+		{"squatted copy name, the copy itself", ModeZone, "MeshTimeout", obj("MeshTimeout", "mesh-timeout-all-default-w4dzbd54v9x64485", "kuma-system", `,"kuma.io/origin":"global"`), "", ""},
+		{"squatting on global is no squat", ModeGlobal, "MeshTimeout", obj("MeshTimeout", "mesh-timeout-all-default-w4dzbd54v9x64485", "kuma-system", ""), "", ""},
+	}
+	for _, n := range []int{1, 47, 48, 63, 64, 236, 237, 253} {
+		name := "x" + strings.Repeat("a", n-1)
+		tests = append(tests, struct {
+			name  string
+			mode  Mode
+			kind  string
+			raw   []byte
+			want  Rule
+			level Level
+		}{fmt.Sprintf("%d characters", n), ModeGlobal, "MeshTimeout", obj("MeshTimeout", name, "kuma-system", ""), "", ""})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind, Kuma: KumaConfig{Mode: tt.mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.Decide(context.Background(), Request{Phase: Validate, Kind: schema.GroupKind{Group: KumaGroup, Kind: tt.kind}, Operation: "CREATE", Object: tt.raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Finding
+			for _, f := range d.Findings() {
+				if f.Rule == RuleKDSCopy || f.Rule == RuleKDSSquat {
+					got = append(got, f)
+				}
+			}
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("findings %v, want none", got[0].Message())
+			case tt.want != "" && (len(got) != 1 || got[0].Rule != tt.want || got[0].Level != tt.level):
+				t.Errorf("findings %+v, want one %s at level %s", got, tt.want, tt.level)
+			}
+			if tt.level == LevelError && d.Allowed {
+				t.Error("admitted, want denied")
+			}
+		})
+	}
+}
+
+func TestConfigMode(t *testing.T) {
+	if _, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind, Kuma: KumaConfig{Mode: "federated"}}); err == nil || !strings.Contains(err.Error(), "kuma.mode") {
+		t.Errorf("kuma.mode federated: error %v, want one at kuma.mode", err)
+	}
+	if c := DefaultConfig(); c.Mode() != ModeAuto {
+		t.Errorf("default mode %q, want %q", c.Mode(), ModeAuto)
+	}
+}

@@ -1,0 +1,428 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
+
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
+	"github.com/kriguard/kriguard/naming/kong"
+)
+
+// The names that must stay unique across objects and clusters (docs/unique.md).
+
+// GatewayGroup is the group of the Gateway API, whose Gateways Kong's operator turns into
+// KongCertificates and KongSNIs.
+const GatewayGroup = "gateway.networking.k8s.io"
+
+// kongOperatorControllers is the prefix of the controllerName of the GatewayClasses Kong's
+// operator serves (pkg/vars/gateway.go DefaultControllerName "konghq.com/gateway-operator").
+const kongOperatorControllers = "konghq.com/"
+
+var (
+	sniNamePath       = field.NewPath("spec", "name")
+	listenersPath     = field.NewPath("spec", "listeners")
+	gatewayClassKind  = schema.GroupKind{Group: GatewayGroup, Kind: "GatewayClass"}
+	gatewayKind       = schema.GroupKind{Group: GatewayGroup, Kind: "Gateway"}
+	kongCertificateGK = schema.GroupKind{Group: KongGroup, Kind: "KongCertificate"}
+	kongSNIGK         = schema.GroupKind{Group: KongGroup, Kind: "KongSNI"}
+)
+
+// Clash is a finding across two objects: Finding is about one object, and its message names the
+// other, Peer. Of and PeerOf are the ids Unique.Add returned for them, so that a front end can
+// place both; Name is the name they share.
+type Clash struct {
+	Finding
+	Peer       Object
+	Of, PeerOf int
+	Zone       string
+	PeerZone   string
+	Name       string
+}
+
+// Unique gathers, object by object, what must stay unique across objects and clusters, and
+// Findings reports each clash, naming both objects:
+//   - two KDS copies of one kind with one name on their receiver (kuma/kds-collision), and a zone
+//     object named like a global object's copy (kuma/kds-squat);
+//   - two KongSNIs with one spec.name whose certificates share a control plane (kong/sni-unique);
+//   - two objects Kong's operator generates from Gateways with one name (kong/generated-unique).
+//
+// Each object comes with the zone (cluster) it was read from, "" when there is one; a Kuma object's
+// kuma.io/zone label names its zone when it has one. A Unique is not safe for concurrent use.
+type Unique struct {
+	c *Config
+
+	n       int
+	kuma    []kumaEntry
+	certs   map[zoneRef]string // KongCertificate → its control plane
+	snis    []sniEntry
+	classes map[zoneRef]string // GatewayClass (no namespace) → controllerName
+	gws     []gatewayEntry
+}
+
+// zoneRef is an object of one zone, by namespace and name.
+type zoneRef struct{ zone, namespace, name string }
+
+type kumaEntry struct {
+	id                 int
+	zone               string
+	obj                Object
+	mesh, copy, origin string
+	toGlobal, toZones  bool
+}
+
+type sniEntry struct {
+	id        int
+	zone      string
+	obj       Object
+	sni, cert string
+	certNS    string
+}
+
+type gatewayEntry struct {
+	id    int
+	zone  string
+	obj   Object
+	class string
+	// names are the generated names of the listeners' certificateRefs, in order, and snis the
+	// spec.name of the KongSNI of each listener with a certificateRef.
+	names []generated
+}
+
+type generated struct {
+	name, sni string
+	listener  int
+	field     *field.Path
+}
+
+// NewUnique returns an empty Unique judging Kuma objects under rel (the zero Release: the
+// configuration's).
+func (c *Config) NewUnique(rel naming.Release) *Unique {
+	return &Unique{c: c.forRelease(rel), certs: map[zoneRef]string{}, classes: map[zoneRef]string{}}
+}
+
+// Add reads one object of kind gk, of zone (or ""), and returns its id; -1 with no error when the
+// object takes no part in any of the names. The error is that of an object that cannot be decoded.
+func (u *Unique) Add(zone string, gk schema.GroupKind, raw []byte) (int, error) {
+	switch {
+	case gk.Group == KumaGroup:
+		return u.addKuma(zone, gk, raw)
+	case gk == kongCertificateGK:
+		var o struct {
+			Metadata objectMeta `json:"metadata"`
+			Spec     struct {
+				ControlPlaneRef *controlPlaneRef `json:"controlPlaneRef"`
+			} `json:"spec"`
+		}
+		if err := decodeInto(raw, &o); err != nil {
+			return -1, err
+		}
+		if cp := o.Spec.ControlPlaneRef.key(zone, o.Metadata.Namespace); cp != "" {
+			u.certs[zoneRef{zone, o.Metadata.Namespace, o.Metadata.Name}] = cp
+		}
+		return u.next(), nil
+	case gk == kongSNIGK:
+		var o struct {
+			Metadata objectMeta `json:"metadata"`
+			Spec     struct {
+				Name           string `json:"name"`
+				CertificateRef struct {
+					Name      string `json:"name"`
+					Namespace string `json:"namespace"`
+				} `json:"certificateRef"`
+			} `json:"spec"`
+		}
+		if err := decodeInto(raw, &o); err != nil {
+			return -1, err
+		}
+		ns := cmp.Or(o.Spec.CertificateRef.Namespace, o.Metadata.Namespace)
+		id := u.next()
+		u.snis = append(u.snis, sniEntry{id: id, zone: zone, obj: o.Metadata.object(gk), sni: o.Spec.Name, cert: o.Spec.CertificateRef.Name, certNS: ns})
+		return id, nil
+	case gk == gatewayClassKind:
+		var o struct {
+			Metadata objectMeta `json:"metadata"`
+			Spec     struct {
+				ControllerName string `json:"controllerName"`
+			} `json:"spec"`
+		}
+		if err := decodeInto(raw, &o); err != nil {
+			return -1, err
+		}
+		u.classes[zoneRef{zone: zone, name: o.Metadata.Name}] = o.Spec.ControllerName
+		return u.next(), nil
+	case gk == gatewayKind:
+		return u.addGateway(zone, gk, raw)
+	}
+	return -1, nil
+}
+
+func (u *Unique) next() int { u.n++; return u.n - 1 }
+
+// addKuma records the KDS copy an object of a synced kind gets: on global for a zone's object, on
+// the zones for a global one.
+func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, error) {
+	toGlobal, toZones := kdsToGlobal[gk.Kind] && !kdsUnhashed[gk.Kind], kdsToZones[gk.Kind] && !kdsUnhashed[gk.Kind]
+	if !toGlobal && !toZones {
+		return -1, nil
+	}
+	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, false)
+	if err != nil {
+		return -1, err
+	}
+	if obj.name == "" {
+		return -1, nil // generateName: the API server picks a random name
+	}
+	kri, _ := u.c.registry.ForObject(obj, gk.Kind)
+	e := kumaEntry{zone: cmp.Or(obj.labels[naming.LabelZone], zone), obj: objectOf(gk, obj), mesh: kri.Mesh, origin: obj.labels[labelOrigin]}
+	switch {
+	case e.origin == originGlobal && zone != "":
+		return -1, nil // a copy of a global object, in a zone
+	case e.origin == originZone && e.zone == "":
+		return -1, nil // a copy of a zone's object, on global
+	case e.zone != "":
+		e.toGlobal = toGlobal
+		e.copy = hashsuffix.Name(e.mesh, obj.name, e.zone, obj.namespace)
+	default:
+		e.toZones = toZones
+		e.copy = hashsuffix.Name(e.mesh, obj.name, obj.namespace)
+	}
+	if !e.toGlobal && !e.toZones && e.zone == "" {
+		return -1, nil
+	}
+	e.id = u.next()
+	u.kuma = append(u.kuma, e)
+	return e.id, nil
+}
+
+func (u *Unique) addGateway(zone string, gk schema.GroupKind, raw []byte) (int, error) {
+	var o struct {
+		Metadata objectMeta `json:"metadata"`
+		Spec     struct {
+			GatewayClassName string `json:"gatewayClassName"`
+			Listeners        []struct {
+				Name     string  `json:"name"`
+				Port     int32   `json:"port"`
+				Hostname *string `json:"hostname"`
+				TLS      *struct {
+					CertificateRefs []struct {
+						Name string `json:"name"`
+					} `json:"certificateRefs"`
+				} `json:"tls"`
+			} `json:"listeners"`
+		} `json:"spec"`
+	}
+	if err := decodeInto(raw, &o); err != nil {
+		return -1, err
+	}
+	e := gatewayEntry{zone: zone, obj: o.Metadata.object(gk), class: o.Spec.GatewayClassName}
+	for i, l := range o.Spec.Listeners {
+		if l.TLS == nil {
+			continue
+		}
+		name := kong.CertificateName(o.Metadata.Name, l.Port, l.Name)
+		host := ""
+		if l.Hostname != nil {
+			host = *l.Hostname
+		}
+		for j := range l.TLS.CertificateRefs {
+			e.names = append(e.names, generated{name: name, sni: kong.SNIName(host), listener: i,
+				field: listenersPath.Index(i).Child("tls", "certificateRefs").Index(j)})
+		}
+	}
+	if len(e.names) == 0 {
+		return -1, nil
+	}
+	e.id = u.next()
+	u.gws = append(u.gws, e)
+	return e.id, nil
+}
+
+// Findings returns every clash among the objects added, each once: about the object added later,
+// naming the earlier one.
+func (u *Unique) Findings() []Clash {
+	var out []Clash
+	out = u.kdsClashes(out)
+	out = u.sniClashes(out)
+	out = u.generatedClashes(out)
+	slices.SortStableFunc(out, func(a, b Clash) int { return cmp.Compare(a.Of, b.Of) })
+	return out
+}
+
+func (u *Unique) kdsClashes(out []Clash) []Clash {
+	type key struct{ kind, copy string }
+	onGlobal, onZones := map[key]kumaEntry{}, map[key]kumaEntry{}
+	for _, e := range u.kuma {
+		k := key{e.obj.Kind.Kind, e.copy}
+		var seen map[key]kumaEntry
+		switch {
+		case e.toGlobal:
+			seen = onGlobal
+		case e.toZones:
+			seen = onZones
+		default:
+			continue
+		}
+		if first, ok := seen[k]; ok {
+			receiver := "on global"
+			if e.toZones {
+				receiver = "in the zones"
+			}
+			detail := fmt.Sprintf("KDS gives it and %s one copy name %q %s: only one can be stored, and the other's sync fails and restarts (docs/kds.md)",
+				describe(first.obj, first.zone), e.copy, receiver)
+			out = append(out, clash(RuleKDSCollision, LevelError, namePath, e.obj.Name, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.copy))
+			continue
+		}
+		seen[k] = e
+	}
+	// A zone object in the system namespace that holds the name of a global object's copy.
+	for _, e := range u.kuma {
+		if e.zone == "" || e.obj.Namespace != u.c.systemNamespace() {
+			continue
+		}
+		if g, ok := onZones[key{e.obj.Kind.Kind, e.obj.Name}]; ok {
+			detail := fmt.Sprintf("is the name KDS gives the copy of the global %s: while this object exists, that copy cannot be created in zone %q, whose sync fails and restarts (Kuma #10212; docs/kds.md)",
+				describe(g.obj, ""), e.zone)
+			out = append(out, clash(RuleKDSSquat, LevelNote, namePath, e.obj.Name, detail, e.id, e.zone, e.obj, g.id, "", g.obj, e.obj.Name))
+		}
+	}
+	return out
+}
+
+func (u *Unique) sniClashes(out []Clash) []Clash {
+	type key struct{ cp, sni string }
+	seen := map[key]sniEntry{}
+	for _, e := range u.snis {
+		cp, ok := u.certs[zoneRef{e.zone, e.certNS, e.cert}]
+		if !ok || e.sni == "" {
+			continue
+		}
+		k := key{cp, e.sni}
+		if first, ok := seen[k]; ok {
+			detail := fmt.Sprintf("%s has the same SNI, and its certificate %q the same control plane as this one's %q: Kong keeps SNI names unique, so one of them is not configured (docs/kong-names.md)",
+				describe(first.obj, first.zone), first.cert, e.cert)
+			out = append(out, clash(RuleKongSNIUnique, LevelError, sniNamePath, e.sni, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.sni))
+			continue
+		}
+		seen[k] = e
+	}
+	return out
+}
+
+// generatedClashes reports, among the Gateways Kong's operator serves, two certificateRefs that
+// give one KongCertificate/KongSNI name (in one namespace), and two listeners of one Gateway that
+// give one SNI (on its one control plane).
+func (u *Unique) generatedClashes(out []Clash) []Clash {
+	type at struct {
+		gw *gatewayEntry
+		g  generated
+	}
+	names := map[zoneRef]at{}
+	for i := range u.gws {
+		e := &u.gws[i]
+		if !u.servedByKong(e) {
+			continue
+		}
+		snis := map[string]generated{}
+		for _, g := range e.names {
+			k := zoneRef{e.zone, e.obj.Namespace, g.name}
+			if first, ok := names[k]; ok {
+				detail := fmt.Sprintf("Kong's operator names the KongCertificate and KongSNI of this certificateRef %q, as it names those of %s of %s: the last one written replaces the other (docs/kong-names.md)",
+					g.name, first.g.field, describe(first.gw.obj, first.gw.zone))
+				out = append(out, clash(RuleKongGeneratedUnique, LevelError, g.field, g.name, detail, e.id, e.zone, e.obj, first.gw.id, first.gw.zone, first.gw.obj, g.name))
+			} else {
+				names[k] = at{e, g}
+			}
+			if first, ok := snis[g.sni]; ok && first.listener != g.listener {
+				p := listenersPath.Index(g.listener)
+				detail := fmt.Sprintf("gives a KongSNI %q, as %s does, on the Gateway's one control plane: Kong keeps SNI names unique, so one of them is not configured (docs/kong-names.md)",
+					g.sni, listenersPath.Index(first.listener))
+				out = append(out, clash(RuleKongSNIUnique, LevelError, p, g.sni, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, g.sni))
+			} else if !ok {
+				snis[g.sni] = g
+			}
+		}
+	}
+	return out
+}
+
+// servedByKong reports whether Kong's operator serves e: its GatewayClass's controller is Kong's,
+// or no GatewayClass of its zone was read, and then any Gateway may be.
+func (u *Unique) servedByKong(e *gatewayEntry) bool {
+	if c, ok := u.classes[zoneRef{zone: e.zone, name: e.class}]; ok {
+		return strings.HasPrefix(c, kongOperatorControllers)
+	}
+	for k := range u.classes {
+		if k.zone == e.zone {
+			return false // the zone's classes were read, and this one is not among them
+		}
+	}
+	return true
+}
+
+func clash(r Rule, l Level, p *field.Path, value, detail string, of int, zone string, obj Object, peerOf int, peerZone string, peer Object, name string) Clash {
+	fe := &field.Error{Type: field.ErrorTypeDuplicate, Field: p.String(), BadValue: value, Detail: detail, Origin: string(r)}
+	return Clash{Finding: Finding{Rule: r, Level: l, Problem: fe, Object: obj}, Peer: peer, Of: of, PeerOf: peerOf, Zone: zone, PeerZone: peerZone, Name: name}
+}
+
+// describe names an object as the messages do: Kind namespace/name, and its zone when there are
+// several.
+func describe(o Object, zone string) string {
+	s := o.Kind.Kind + " "
+	if o.Namespace != "" {
+		s += o.Namespace + "/"
+	}
+	s += o.Name
+	if zone != "" {
+		s += " of zone " + zone
+	}
+	return s
+}
+
+type objectMeta struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+}
+
+func (m objectMeta) object(gk schema.GroupKind) Object {
+	return Object{Kind: gk, Namespace: m.Namespace, Name: m.Name}
+}
+
+// controlPlaneRef is a Kong object's spec.controlPlaneRef (common/v1alpha1.ControlPlaneRef).
+type controlPlaneRef struct {
+	Type                 string `json:"type"`
+	KonnectID            string `json:"konnectID"`
+	KonnectNamespacedRef *struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"konnectNamespacedRef"`
+}
+
+// key identifies the control plane r references from an object of namespace ns in zone: a
+// Konnect id is the same everywhere, a namespaced reference is one of its cluster. "" when r
+// names none.
+func (r *controlPlaneRef) key(zone, ns string) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.KonnectNamespacedRef != nil && r.KonnectNamespacedRef.Name != "":
+		return "ref\x00" + zone + "\x00" + cmp.Or(r.KonnectNamespacedRef.Namespace, ns) + "\x00" + r.KonnectNamespacedRef.Name
+	case r.KonnectID != "":
+		return "id\x00" + r.KonnectID
+	}
+	return ""
+}
+
+func decodeInto(raw []byte, v any) error {
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, v); err != nil {
+		return fmt.Errorf("decoding object: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// acrossObjects are the rules only Unique applies: TestRuleIDs leaves them to TestUnique.
+var acrossObjects = map[Rule]bool{RuleKDSCollision: true, RuleKongSNIUnique: true, RuleKongGeneratedUnique: true}
+
+type input struct {
+	zone string
+	kind schema.GroupKind
+	raw  string
+}
+
+func kumaObj(kind, ns, name, labels string) input {
+	return input{"", schema.GroupKind{Group: KumaGroup, Kind: kind}, `{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"name":"` + name + `","namespace":"` + ns + `","labels":{"kuma.io/mesh":"default"` + labels + `}}}`}
+}
+
+func kongCert(ns, name, cp string) input {
+	return input{"", kongCertificateGK, `{"apiVersion":"configuration.konghq.com/v1alpha1","kind":"KongCertificate","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"spec":{"type":"secretRef","controlPlaneRef":{"type":"konnectNamespacedRef","konnectNamespacedRef":{"name":"` + cp + `"}}}}`}
+}
+
+func kongSNI(ns, name, sni, cert string) input {
+	return input{"", kongSNIGK, `{"apiVersion":"configuration.konghq.com/v1alpha1","kind":"KongSNI","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"spec":{"name":"` + sni + `","certificateRef":{"name":"` + cert + `"}}}`}
+}
+
+func gateway(ns, name, class, listeners string) input {
+	return input{"", gatewayKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"spec":{"gatewayClassName":"` + class + `","listeners":[` + listeners + `]}}`}
+}
+
+func listener(name string, port int, hostname string, refs ...string) string {
+	s := `{"name":"` + name + `","port":` + strconv.Itoa(port) + `,"protocol":"HTTPS"`
+	if hostname != "" {
+		s += `,"hostname":"` + hostname + `"`
+	}
+	s += `,"tls":{"certificateRefs":[`
+	for i, r := range refs {
+		if i > 0 {
+			s += ","
+		}
+		s += `{"name":"` + r + `"}`
+	}
+	return s + `]}}`
+}
+
+func inZone(zone string, in input) input { in.zone = zone; return in }
+
+func TestUnique(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []input
+		// want is one line per clash: rule, the object, the peer and the shared name.
+		want []string
+	}{
+		{"KDS copies of two zones collide (no separator in the hash)", []input{
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", "")),
+			inZone("zone-1a", kumaObj("MeshService", "bc", "backend", "")),
+		}, []string{"kuma/kds-collision MeshService bc/backend < MeshService abc/backend backend-z9vdzz8dx42ffz26"}},
+		{"the zone label names the zone", []input{
+			kumaObj("MeshService", "abc", "backend", `,"kuma.io/zone":"zone-1"`),
+			kumaObj("MeshService", "bc", "backend", `,"kuma.io/zone":"zone-1a"`),
+		}, []string{"kuma/kds-collision MeshService bc/backend < MeshService abc/backend backend-z9vdzz8dx42ffz26"}},
+		{"one name in two zones", []input{
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", "")),
+			inZone("zone-2", kumaObj("MeshService", "abc", "backend", "")),
+		}, nil},
+		{"one copy name, two kinds", []input{
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", "")),
+			inZone("zone-1a", kumaObj("MeshTimeout", "bc", "backend", "")),
+		}, nil},
+		{"copies are Kuma's own", []input{
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", "")),
+			inZone("zone-1a", kumaObj("MeshService", "kuma-system", "backend-z9vdzz8dx42ffz26", `,"kuma.io/origin":"global"`)),
+		}, nil},
+		{"a zone object squats a global copy name", []input{
+			kumaObj("MeshTimeout", "kuma-system", "mesh-timeout-all-default", ""),
+			inZone("zone-1", kumaObj("MeshTimeout", "kuma-system", "mesh-timeout-all-default-w4dzbd54v9x64485", "")),
+		}, []string{"kuma/kds-squat MeshTimeout kuma-system/mesh-timeout-all-default-w4dzbd54v9x64485 < MeshTimeout kuma-system/mesh-timeout-all-default mesh-timeout-all-default-w4dzbd54v9x64485"}},
+		{"a second KongSNI * on one control plane", []input{
+			kongCert("default", "cert.gw1.443.https", "cp-a"), kongSNI("default", "cert.gw1.443.https", "*", "cert.gw1.443.https"),
+			kongCert("default", "cert.gw1.8443.https-alt", "cp-a"), kongSNI("default", "cert.gw1.8443.https-alt", "*", "cert.gw1.8443.https-alt"),
+		}, []string{"kong/sni-unique KongSNI default/cert.gw1.8443.https-alt < KongSNI default/cert.gw1.443.https *"}},
+		{"KongSNI * on two control planes", []input{
+			kongCert("default", "cert.gw-a.443.https", "cp-a"), kongSNI("default", "cert.gw-a.443.https", "*", "cert.gw-a.443.https"),
+			kongCert("default", "cert.gw-c.443.https", "cp-b"), kongSNI("default", "cert.gw-c.443.https", "*", "cert.gw-c.443.https"),
+		}, nil},
+		{"KongSNI before its certificate", []input{
+			kongSNI("default", "a", "api.example.com", "ca"), kongSNI("default", "b", "api.example.com", "cb"),
+			kongCert("default", "ca", "cp-a"), kongCert("default", "cb", "cp-a"),
+		}, []string{"kong/sni-unique KongSNI default/b < KongSNI default/a api.example.com"}},
+		{"dotted Gateway and listener names give one name", []input{
+			gateway("default", "g.1", "kong", listener("x", 2, "a.example.com", "tls-a")),
+			gateway("default", "g", "kong", listener("2.x", 1, "b.example.com", "tls-b")),
+		}, []string{"kong/generated-unique Gateway default/g < Gateway default/g.1 cert.g.1.2.x"}},
+		{"two certificateRefs on one listener", []input{
+			gateway("default", "gw1", "kong", listener("https", 443, "api.example.com", "tls-rsa", "tls-ecdsa")),
+		}, []string{"kong/generated-unique Gateway default/gw1 < Gateway default/gw1 cert.gw1.443.https"}},
+		{"two listeners without a hostname", []input{
+			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-a")+","+listener("https-alt", 8443, "", "tls-a")),
+		}, []string{"kong/sni-unique Gateway default/gw1 < Gateway default/gw1 *"}},
+		{"a Gateway of another controller", []input{
+			{"", gatewayClassKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"istio"},"spec":{"controllerName":"istio.io/gateway-controller"}}`},
+			gateway("default", "gw1", "istio", listener("https", 443, "", "tls-a")+","+listener("https-alt", 8443, "", "tls-a")),
+		}, nil},
+	}
+	c := DefaultConfig()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := c.NewUnique(naming.Release{})
+			for _, in := range tt.in {
+				if _, err := u.Add(in.zone, in.kind, []byte(in.raw)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, cl := range u.Findings() {
+				got = append(got, string(cl.Rule)+" "+describe(cl.Object, "")+" < "+describe(cl.Peer, "")+" "+cl.Name)
+				if cl.Peer != cl.Object && !strings.Contains(cl.Message(), cl.Peer.Name) {
+					t.Errorf("message %q does not name the other object %q", cl.Message(), cl.Peer.Name)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("clashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
