@@ -55,6 +55,9 @@ type Request struct {
 	// the one that control plane stores, with the zone (naming.StoredUniversal). "" is a global
 	// control plane, or none known.
 	Zone string
+	// Peers, when set, are the existing objects the rules across objects compare the object with
+	// (docs/unique.md); nil compares nothing.
+	Peers Peers
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
 	// finding without a value. 0 builds them all. An answer that shows a bounded number of causes
@@ -202,6 +205,16 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
 		errs = slices.Concat(addedBefore, w.errs, addedAfter)
 		kept = slices.Concat(keptBefore, w.kept, keptAfter)
+	}
+	if r.Peers != nil {
+		var clashes field.ErrorList
+		clashes, notes = c.acrossAdmitted(ctx, g.gk, &r, obj, nil, notes)
+		// An update that keeps what clashes keeps the clash.
+		if old != nil && sameSNI(obj, old) {
+			kept = append(kept, clashes...)
+		} else {
+			errs = append(errs, clashes...)
+		}
 	}
 	return d.with(g, kri, valid, errs, kept, notes), nil
 }

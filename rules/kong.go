@@ -132,7 +132,7 @@ func bindingRefs(obj *admitted) (target, plugin string) {
 
 // kongReads are the paths under spec kongErrors reads (stringAt): all that is decoded of a Kong
 // object's spec.
-var kongReads = [][]string{{"host"}, {"upstreamRef", "name"}, {"targets", "routeRef", "name"}, {"targets", "serviceRef", "name"}, {"pluginRef", "name"}, {"certificateRef", "name"}}
+var kongReads = [][]string{{"host"}, {"upstreamRef", "name"}, {"targets", "routeRef", "name"}, {"targets", "serviceRef", "name"}, {"pluginRef", "name"}, {"certificateRef", "name"}, {"name"}}
 
 // stringAt returns the string at path in obj, whose spec was decoded, or "" when there is none.
 func stringAt(obj *admitted, path ...string) string {

@@ -271,6 +271,9 @@ func (u *Unique) kdsClashes(out []Clash) []Clash {
 			continue
 		}
 		if first, ok := seen[k]; ok {
+			if first.zone == e.zone && first.obj == e.obj {
+				continue // one object read twice (two versions of it in the files given)
+			}
 			receiver := "on global"
 			if e.toZones {
 				receiver = "in the zones"
@@ -306,6 +309,9 @@ func (u *Unique) sniClashes(out []Clash) []Clash {
 		}
 		k := key{cp, e.sni}
 		if first, ok := seen[k]; ok {
+			if first.zone == e.zone && first.obj == e.obj {
+				continue // one object read twice
+			}
 			detail := fmt.Sprintf("%s has the same SNI, and its certificate %q the same control plane as this one's %q: Kong keeps SNI names unique, so one of them is not configured (docs/kong-names.md)",
 				describe(first.obj, first.zone), first.cert, e.cert)
 			out = append(out, clash(RuleKongSNIUnique, LevelError, sniNamePath, e.sni, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.sni))
@@ -333,7 +339,9 @@ func (u *Unique) generatedClashes(out []Clash) []Clash {
 		snis := map[string]generated{}
 		for _, g := range e.names {
 			k := zoneRef{e.zone, e.obj.Namespace, g.name}
-			if first, ok := names[k]; ok {
+			if first, ok := names[k]; ok && first.gw != e && first.gw.zone == e.zone && first.gw.obj == e.obj {
+				// one Gateway read twice
+			} else if ok {
 				detail := fmt.Sprintf("Kong's operator names the KongCertificate and KongSNI of this certificateRef %q, as it names those of %s of %s: the last one written replaces the other (docs/kong-names.md)",
 					g.name, first.g.field, describe(first.gw.obj, first.gw.zone))
 				out = append(out, clash(RuleKongGeneratedUnique, LevelError, g.field, g.name, detail, e.id, e.zone, e.obj, first.gw.id, first.gw.zone, first.gw.obj, g.name))

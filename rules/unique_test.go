@@ -1,10 +1,13 @@
 package rules
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/naming"
@@ -105,6 +108,13 @@ func TestUnique(t *testing.T) {
 		{"two listeners without a hostname", []input{
 			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-a")+","+listener("https-alt", 8443, "", "tls-a")),
 		}, []string{"kong/sni-unique Gateway default/gw1 < Gateway default/gw1 *"}},
+		{"one object read twice", []input{
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", "")),
+			inZone("zone-1", kumaObj("MeshService", "abc", "backend", `,"team":"a"`)),
+			kongCert("default", "c", "cp-a"), kongSNI("default", "s", "*", "c"), kongSNI("default", "s", "*", "c"),
+			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-a")),
+			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-b")),
+		}, nil},
 		{"a Gateway of another controller", []input{
 			{"", gatewayClassKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"istio"},"spec":{"controllerName":"istio.io/gateway-controller"}}`},
 			gateway("default", "gw1", "istio", listener("https", 443, "", "tls-a")+","+listener("https-alt", 8443, "", "tls-a")),
@@ -128,6 +138,79 @@ func TestUnique(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("clashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// fakePeers is a Peers over objects in memory, or failing with err.
+type fakePeers struct {
+	objs []input
+	err  error
+}
+
+func (f *fakePeers) KongSNIs(_ context.Context, sni string) ([][]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out [][]byte
+	for _, o := range f.objs {
+		if o.kind == kongSNIGK && strings.Contains(o.raw, `"spec":{"name":"`+sni+`"`) {
+			out = append(out, []byte(o.raw))
+		}
+	}
+	return out, nil
+}
+
+func (f *fakePeers) KongCertificate(_ context.Context, ns, name string) ([]byte, error) {
+	for _, o := range f.objs {
+		if o.kind == kongCertificateGK && strings.Contains(o.raw, `"metadata":{"name":"`+name+`","namespace":"`+ns+`"}`) {
+			return []byte(o.raw), nil
+		}
+	}
+	return nil, nil
+}
+
+// TestAdmissionPeers: at admission, a second KongSNI "*" on one control plane is denied, one on
+// another control plane admitted, and peers that cannot answer only add a note.
+func TestAdmissionPeers(t *testing.T) {
+	existing := []input{
+		kongCert("default", "cert.gw1.443.https", "cp-a"), kongSNI("default", "cert.gw1.443.https", "*", "cert.gw1.443.https"),
+		kongCert("default", "cert.gw1.8443.https-alt", "cp-a"), kongCert("default", "cert.gw-c.443.https", "cp-b"),
+	}
+	c := DefaultConfig()
+	for _, tt := range []struct {
+		name    string
+		peers   Peers
+		op      string
+		obj     input
+		allowed bool
+		note    bool
+	}{
+		{"same control plane", &fakePeers{objs: existing}, "CREATE", kongSNI("default", "cert.gw1.8443.https-alt", "*", "cert.gw1.8443.https-alt"), false, false},
+		{"another control plane", &fakePeers{objs: existing}, "CREATE", kongSNI("default", "cert.gw-c.443.https", "*", "cert.gw-c.443.https"), true, false},
+		{"another SNI", &fakePeers{objs: existing}, "CREATE", kongSNI("default", "cert.gw1.8443.https-alt", "api.example.com", "cert.gw1.8443.https-alt"), true, false},
+		{"the object itself, updated", &fakePeers{objs: existing}, "UPDATE", kongSNI("default", "cert.gw1.443.https", "*", "cert.gw1.443.https"), true, false},
+		{"cold cache", &fakePeers{err: fmt.Errorf("%w: the cache has not synced yet", ErrPeersUnknown)}, "CREATE", kongSNI("default", "cert.gw1.8443.https-alt", "*", "cert.gw1.8443.https-alt"), true, true},
+		{"no peers", nil, "CREATE", kongSNI("default", "cert.gw1.8443.https-alt", "*", "cert.gw1.8443.https-alt"), true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Request{Phase: Validate, Kind: kongSNIGK, Operation: admissionv1.Operation(tt.op), Object: []byte(tt.obj.raw), Peers: tt.peers}
+			if tt.op == "UPDATE" {
+				r.OldObject = r.Object
+			}
+			d, err := c.Decide(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allowed != tt.allowed {
+				t.Errorf("allowed %v, want %v: %v", d.Allowed, tt.allowed, d.Errors())
+			}
+			if got := len(d.Notes()) > 0; got != tt.note {
+				t.Errorf("notes %v, want a note %v", d.Notes(), tt.note)
+			}
+			if !tt.allowed && !strings.Contains(d.Errors().ToAggregate().Error(), "cert.gw1.443.https") {
+				t.Errorf("the denial %v does not name the other KongSNI", d.Errors())
 			}
 		})
 	}

@@ -42,7 +42,7 @@ func NewMutator(c *rules.Config) *Mutator { return &Mutator{cfg: c} }
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, m.cfg, req, rules.Mutate)
+	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil)
 	if done != nil {
 		return *done
 	}

@@ -66,6 +66,10 @@ type Options struct {
 	// ShutdownDelay is how long the server keeps serving after it was told to stop, marked not
 	// ready, so that endpoints drop it before it closes its listener.
 	ShutdownDelay time.Duration
+	// PeerCacheMaxObjects bounds the cache of the existing objects the rules across objects read
+	// at admission (PeerCache); 0, the default, turns the cache off. The webhook then needs list
+	// and watch on KongSNIs and KongCertificates.
+	PeerCacheMaxObjects int
 }
 
 // NewOptions returns the defaults of every flag.
@@ -126,6 +130,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"PEM file of the CAs whose client certificates callers must present (empty: no client certificate required)")
 	fs.DurationVar(&o.CAOverlap, "ca-overlap", d.CAOverlap,
 		"how long the webhook configurations keep trusting a CA that cert-controller replaced")
+	fs.IntVar(&o.PeerCacheMaxObjects, "peer-cache-max-objects", d.PeerCacheMaxObjects,
+		"most KongSNIs and KongCertificates cached (list and watch) to compare admitted KongSNIs with (docs/unique.md; suggested: 50000); past it, or before the cache syncs, requests are admitted with a note; 0 turns the cache off")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", d.ShutdownDelay,
 		"time the server keeps serving after SIGTERM before it stops")
 }

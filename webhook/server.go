@@ -156,7 +156,18 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 
 	drain := &drainer{delay: o.ShutdownDelay, log: log}
-	if err := mgr.Add(&registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log}); err != nil {
+	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log}
+	if o.PeerCacheMaxObjects > 0 {
+		peers, err := NewPeerCache(cfg, o.PeerCacheMaxObjects)
+		if err != nil {
+			return nil, err
+		}
+		if err := mgr.Add(peers); err != nil {
+			return nil, fmt.Errorf("adding the peer cache: %w", err)
+		}
+		reg.peers = peers
+	}
+	if err := mgr.Add(reg); err != nil {
 		return nil, fmt.Errorf("adding webhook registration: %w", err)
 	}
 	if err := mgr.Add(drain); err != nil {
@@ -236,6 +247,7 @@ func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {
 // webhook failure, rather than served with a certificate the API server does not trust yet.
 type registrar struct {
 	server crwebhook.Server
+	peers  rules.Peers
 	ready  <-chan struct{}
 	conf   *rules.Config
 	budget *Budget
@@ -251,7 +263,7 @@ func (r *registrar) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf), r.budget)))
+	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers), r.budget)))
 	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf), r.budget)))
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath, "reviewBudgetBytes", r.budget.Size())
 	<-ctx.Done()

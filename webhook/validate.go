@@ -19,13 +19,22 @@ import (
 // Validator is the handler of /validate: it rejects guarded objects whose names break a rule of
 // the naming core, with HTTP 422 and one cause per problem at the offending field.
 type Validator struct {
-	cfg *rules.Config
+	cfg   *rules.Config
+	peers rules.Peers
 }
 
 var _ admission.Handler = (*Validator)(nil)
 
 // NewValidator returns the handler of /validate for c.
 func NewValidator(c *rules.Config) *Validator { return &Validator{cfg: c} }
+
+// WithPeers returns v comparing each object with the existing objects of peers, for the rules
+// across objects (docs/unique.md); a nil peers compares nothing.
+func (v *Validator) WithPeers(peers rules.Peers) *Validator {
+	cp := *v
+	cp.peers = peers
+	return &cp
+}
 
 // Handle decides one admission request with rules.Config.Decide and writes the answer.
 //
@@ -34,7 +43,7 @@ func NewValidator(c *rules.Config) *Validator { return &Validator{cfg: c} }
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, v.cfg, req, rules.Validate)
+	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers)
 	if done != nil {
 		return *done
 	}
@@ -81,7 +90,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
 // whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
 // the final response.
-func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase) (rules.Decision, *admission.Response) {
+func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers) (rules.Decision, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
@@ -99,6 +108,7 @@ func decide(ctx context.Context, c *rules.Config, req admission.Request, phase r
 		OldObject:   req.OldObject.Raw,
 		User:        req.UserInfo.Username,
 		Groups:      req.UserInfo.Groups,
+		Peers:       peers,
 		MaxErrors:   MaxCauses,
 		MaxWarnings: maxWarnings,
 	})

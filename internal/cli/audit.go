@@ -45,10 +45,15 @@ whose API it can reach): its version from the index (the release judged against,
 guarded type, page by page, each judged as check judges kumactl YAML. A user token comes from
 --kuma-token-file or $KUMA_API_TOKEN; --kuma-ca-file, --kuma-client-cert and --kuma-client-key set
 up TLS. An unreachable or refusing control plane, or a listing that fails part way, is exit 2 with
-the URL and the status (docs/universal.md).`,
+the URL and the status (docs/universal.md).
+
+Several --context (or --kubeconfig) audit several clusters in one run, each a zone named after its
+context: besides each object's findings, the names that must stay unique across them (KDS copy
+names, Kong SNIs; docs/unique.md) are compared, and each clash is reported naming both objects.`,
 		example: `  kriguard audit -A
   kriguard audit -n kuma-demo -o json
   kriguard audit --kubeconfig ~/.kube/prod --context prod -A --config kriguard.yaml
+  kriguard audit -A --context zone-1 --context zone-2
   kriguard audit -A --report=cluster
   kriguard audit -n kuma-demo --report=yaml > reports.yaml
   kriguard audit --kuma-api http://127.0.0.1:5681
@@ -56,8 +61,8 @@ the URL and the status (docs/universal.md).`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			releaseFlag(a, fs)
-			fs.StringVar(&a.kubeconfig, "kubeconfig", "", "path of the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-			fs.StringVar(&a.kubeContext, "context", "", "kubeconfig context to use (default: the current one)")
+			fs.StringArrayVar(&a.kubeconfigs, "kubeconfig", nil, "path of the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config); repeated, one cluster each")
+			fs.StringArrayVar(&a.kubeContexts, "context", nil, "kubeconfig context to use (default: the current one); repeated, one cluster each, audited as zones of one deployment")
 			fs.StringVarP(&a.namespace, "namespace", "n", "", "audit this namespace only (default: the context's); cluster-scoped kinds are skipped")
 			fs.BoolVarP(&a.allNamespaces, "all-namespaces", "A", false, "audit every namespace and the cluster-scoped kinds")
 			fs.Int64Var(&a.chunkSize, "chunk-size", 500, "objects per LIST page (with --kuma-api, resources per page, at most 1000)")
@@ -92,45 +97,67 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 			return a.fail(path, err)
 		}
 	}
-	cfg, ns, err := a.restConfig()
+	zones, err := a.auditZones()
 	if err != nil {
 		return a.fail(path, err)
 	}
-	if a.allNamespaces {
-		ns = ""
-	}
-	au := &auditor{rest: cfg, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
-	rep, err := a.newReporter(ctx, au)
-	if err != nil {
-		return a.fail(path, err)
+	if len(zones) > 1 && a.report != reportNone {
+		return a.fail(path, usagef("--report audits one cluster: give one --context"))
 	}
 	var p *progressLine
 	if a.streams.ErrIsTerminal {
 		p = &progressLine{w: a.errOut, start: time.Now()}
-		au.progress = p.update
 	}
 	var t tally
-	err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {
-		t.errors++
+	across := newAcrossObjects(a.cfg, a)
+	for _, z := range zones {
+		ns := z.namespace
+		if a.allNamespaces {
+			ns = ""
+		}
+		au := &auditor{rest: z.rest, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
+		zone := z.name
+		au.listedItem = func(gk schema.GroupKind, item []byte) {
+			across.add(zone, gk, item, placed{source: SourceCluster}, nil)
+		}
+		rep, err := a.newReporter(ctx, au)
+		if err != nil {
+			return a.fail(path, err)
+		}
 		if p != nil {
-			p.clear()
+			au.progress = p.update
 		}
-		_ = a.out.Flush()
-		fmt.Fprintf(a.errOut, "%s: %v\n", path, err)
-	}, func() error {
-		if p != nil && a.out.Buffered() > 0 {
-			p.clear() // results and progress may share a terminal: results first, the line after them
+		err = au.run(ctx, &t, func(r Result) error { return w.write(r) }, func(err error) {
+			t.errors++
+			if p != nil {
+				p.clear()
+			}
+			_ = a.out.Flush()
+			fmt.Fprintf(a.errOut, "%s: %s%v\n", path, z.prefix, err)
+		}, func() error {
+			if p != nil && a.out.Buffered() > 0 {
+				p.clear() // results and progress may share a terminal: results first, the line after them
+			}
+			return a.out.Flush()
+		})
+		if err == nil && rep != nil {
+			err = rep.finish(ctx, &t)
 		}
-		return a.out.Flush()
-	})
+		if err != nil {
+			return a.fail(path, fmt.Errorf("%s%w", z.prefix, err))
+		}
+	}
 	if p != nil {
 		p.done(t)
 	}
+	// The clashes between objects, once every cluster is listed.
+	for _, r := range across.results(&t) {
+		if err = w.write(r); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = w.close()
-	}
-	if err == nil && rep != nil {
-		err = rep.finish(ctx, &t)
 	}
 	if err != nil {
 		return a.fail(path, err)
@@ -138,23 +165,79 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	return t.exitCode()
 }
 
-// restConfig loads the kubeconfig as kubectl does and returns the client configuration and the
-// context's namespace.
-func (a *app) restConfig() (*rest.Config, string, error) {
+// auditZone is one cluster audit reads: a zone of a deployment when there are several.
+type auditZone struct {
+	// name is the zone's: its context's, "" for a single cluster.
+	name, prefix string
+	rest         *rest.Config
+	namespace    string
+}
+
+// auditZones returns the clusters of the --kubeconfig and --context flags: one per context of one
+// kubeconfig, one per kubeconfig with one context, or pairs when both are repeated alike.
+func (a *app) auditZones() ([]auditZone, error) {
+	configs, contexts := a.kubeconfigs, a.kubeContexts
+	n := max(len(configs), len(contexts), 1)
+	if len(configs) > 1 && len(contexts) > 1 && len(configs) != len(contexts) {
+		return nil, usagef("%d --kubeconfig and %d --context: give one of either, or as many of each", len(configs), len(contexts))
+	}
+	var out []auditZone
+	names := map[string]bool{}
+	for i := range n {
+		config, context := pick(configs, i), pick(contexts, i)
+		cfg, ns, name, err := a.restConfigFor(config, context)
+		if err != nil {
+			return nil, err
+		}
+		z := auditZone{rest: cfg, namespace: ns}
+		if n > 1 {
+			if names[name] {
+				return nil, usagef("two clusters of one context name %q: each is a zone named after its context", name)
+			}
+			names[name] = true
+			z.name, z.prefix = name, "zone "+name+": "
+		}
+		out = append(out, z)
+	}
+	return out, nil
+}
+
+// pick returns s[i], the only element of s, or "".
+func pick(s []string, i int) string {
+	switch {
+	case len(s) == 1:
+		return s[0]
+	case i < len(s):
+		return s[i]
+	}
+	return ""
+}
+
+// restConfigFor loads kubeconfig (its default when "") as kubectl does and returns the client
+// configuration of context (the current one when ""), its namespace and the context's name.
+func (a *app) restConfigFor(kubeconfig, context string) (*rest.Config, string, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = a.kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: a.kubeContext})
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", fmt.Errorf("loading the kubeconfig: %w", err)
+		return nil, "", "", fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	name := context
+	if name == "" {
+		raw, err := cc.RawConfig()
+		if err != nil {
+			return nil, "", "", fmt.Errorf("loading the kubeconfig: %w", err)
+		}
+		name = raw.CurrentContext
 	}
 	ns := a.namespace
 	if ns == "" {
 		if ns, _, err = cc.Namespace(); err != nil {
-			return nil, "", fmt.Errorf("loading the kubeconfig: %w", err)
+			return nil, "", "", fmt.Errorf("loading the kubeconfig: %w", err)
 		}
 	}
-	return cfg, ns, nil
+	return cfg, ns, name, nil
 }
 
 // auditKind is a guarded kind the cluster serves.
@@ -170,6 +253,8 @@ type auditor struct {
 	progress  func(kindsDone, kinds, objects int)
 	// decided, when set, gets each decided object, as listed, with its decision.
 	decided func(k auditKind, item []byte, d *rules.Decision)
+	// listedItem, when set, gets each object listed, before it is judged.
+	listedItem func(gk schema.GroupKind, item []byte)
 	// listed, when set, is told of each kind whether its objects were all listed and judged.
 	listed func(k auditKind, all bool)
 }
@@ -192,8 +277,12 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			au.progress(i, len(kinds), t.objects)
 		}
 		all := true
+		gk := schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind}
 		err := au.listKind(ctx, client, k, func(item []byte) error {
-			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind}, Object: item, Release: au.release})
+			if au.listedItem != nil {
+				au.listedItem(gk, item)
+			}
+			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: item, Release: au.release})
 			if err != nil {
 				all = false
 				t.errors++

@@ -97,12 +97,14 @@ type app struct {
 	release     naming.Release
 
 	// audit
-	kubeconfig, kubeContext, namespace string
-	allNamespaces                      bool
-	chunkSize                          int64
-	report                             string
-	reportConcurrency                  int
-	kumaAPI                            kumaAPIFlags
+	namespace string
+	// kubeconfigs and kubeContexts are audit's, one cluster (zone) per pair.
+	kubeconfigs, kubeContexts []string
+	allNamespaces             bool
+	chunkSize                 int64
+	report                    string
+	reportConcurrency         int
+	kumaAPI                   kumaAPIFlags
 	// kumaZone is check's and kri of's --kuma-zone.
 	kumaZone string
 

@@ -39,7 +39,7 @@ func kumaAPIFlagSet(a *app, fs *pflag.FlagSet) {
 // judged as its release's REST API judges its creation (docs/universal.md).
 func runKumaAudit(a *app, ctx context.Context) int {
 	const path = "kriguard audit"
-	if a.namespace != "" || a.allNamespaces || a.kubeconfig != "" || a.kubeContext != "" || a.report != reportNone {
+	if a.namespace != "" || a.allNamespaces || len(a.kubeconfigs) > 0 || len(a.kubeContexts) > 0 || a.report != reportNone {
 		return a.fail(path, usagef("--kuma-api reads a control plane, not a cluster: drop --namespace, --all-namespaces, --kubeconfig, --context and --report"))
 	}
 	if a.chunkSize <= 0 || a.chunkSize > kumaapi.MaxPageSize {

@@ -20,10 +20,13 @@ import (
 // admitted before the webhook was installed (see webhookenv.Setup.BypassLabel).
 const bypassLabel = "e2e.kriguard.io/bypass"
 
-// The in-process webhook's configuration: deny by default, one kind in each other mode.
+// The in-process webhook's configuration: deny by default, one kind in each other mode, on a global
+// control plane (KDS copies the zones cannot store are denied).
 const webhookConfig = `apiVersion: kriguard.io/v1alpha1
 kind: Configuration
 defaultEnforcement: deny
+kuma:
+  mode: global
 kinds:
   - group: kuma.io
     version: v1alpha1
@@ -123,7 +126,7 @@ func startWebhook(ctx context.Context, dir string) (stop func() error, err error
 	if err := hook.Prepare(ctx, env.Client); err != nil {
 		return nil, err
 	}
-	if stop, err = webhookenv.StartManager(ctx, env.Config, hook.Args()); err != nil {
+	if stop, err = webhookenv.StartManager(ctx, env.Config, append(hook.Args(), "--peer-cache-max-objects=10000")); err != nil {
 		return nil, err
 	}
 	if err := hook.Register(ctx, env.Client); err != nil {
