@@ -53,6 +53,9 @@ const (
 	RuleKDSSquat Rule = "kuma/kds-squat"
 	// RuleKDSCollision: two objects do not get one KDS copy name on their receiver (across objects).
 	RuleKDSCollision Rule = "kuma/kds-collision"
+	// RuleKumaRouteName: the MeshHTTPRoute Kuma makes of an HTTPRoute's parentRef gets a name of
+	// its own that it can store (across objects).
+	RuleKumaRouteName Rule = "kuma/route-name"
 
 	// RuleKongRouteName and the other Kong rules: a generated name has the shape Kong's operator
 	// gives that kind and agrees with the object's own references.
@@ -93,7 +96,7 @@ func Rules() []Rule {
 	return []Rule{RuleKRI, RuleDisplayNameLabel, RuleSectionName, RuleSNI, RuleProxyPatchKRI,
 		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleUniversalName, RuleRemovedKind, RuleReleaseName,
 		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
-		RuleKDSCopy, RuleKDSSquat, RuleKDSCollision,
+		RuleKDSCopy, RuleKDSSquat, RuleKDSCollision, RuleKumaRouteName,
 		RuleKongRouteName, RuleKongServiceName,
 		RuleKongUpstreamName, RuleKongTargetName, RuleKongPluginName, RuleKongPluginBindingName,
 		RuleKongCertificateName, RuleKongSNIName, RuleKongSNIUnique, RuleKongGeneratedUnique,
@@ -168,6 +171,8 @@ var ruleInfo = map[Rule]RuleInfo{
 		"A zone object in the system namespace named like the copy a global object gets there makes that sync fail with AlreadyExists and restart (Kuma #10212)."},
 	RuleKDSCollision: {LevelError, "Two objects do not get one KDS copy name on their receiver",
 		"The KDS hash has no separator, so backend/zone-1/abc and backend/zone-1a/bc get one copy name on global: one of the two zones' syncs fails and restarts. Found across objects, by check and audit."},
+	RuleKumaRouteName: {LevelError, "Kuma's MeshHTTPRoute of an HTTPRoute gets a name of its own that it can store",
+		"Kuma names the MeshHTTPRoute of an HTTPRoute attached to a Service <route>-<namespace>-<service>.<service namespace> (3.0 also <route>-<namespace>-meshservice-<name>.<namespace>) without escaping: two routes giving one name, or a name over 253 characters, leave a route without policy or status (Kuma #18262). Found across objects."},
 	RuleKongCertificateName: {LevelError, "A KongCertificate's name is well formed",
 		"The name is a DNS-1123 subdomain; every name Kong's operator generates (cert.<gateway>.<port>.<listener>, or ngn and a hash) is one."},
 	RuleKongSNIName: {LevelError, "A KongSNI's name is well formed and names its certificate",

@@ -31,6 +31,7 @@ var (
 	listenersPath     = field.NewPath("spec", "listeners")
 	gatewayClassKind  = schema.GroupKind{Group: GatewayGroup, Kind: "GatewayClass"}
 	gatewayKind       = schema.GroupKind{Group: GatewayGroup, Kind: "Gateway"}
+	httpRouteKind     = schema.GroupKind{Group: GatewayGroup, Kind: "HTTPRoute"}
 	kongCertificateGK = schema.GroupKind{Group: KongGroup, Kind: "KongCertificate"}
 	kongSNIGK         = schema.GroupKind{Group: KongGroup, Kind: "KongSNI"}
 )
@@ -52,7 +53,9 @@ type Clash struct {
 //   - two KDS copies of one kind with one name on their receiver (kuma/kds-collision), and a zone
 //     object named like a global object's copy (kuma/kds-squat);
 //   - two KongSNIs with one spec.name whose certificates share a control plane (kong/sni-unique);
-//   - two objects Kong's operator generates from Gateways with one name (kong/generated-unique).
+//   - two objects Kong's operator generates from Gateways with one name (kong/generated-unique);
+//   - two HTTPRoutes whose MeshHTTPRoutes Kuma names alike, or a name it cannot store
+//     (kuma/route-name).
 //
 // Each object comes with the zone (cluster) it was read from, "" when there is one; a Kuma object's
 // kuma.io/zone label names its zone when it has one. A Unique is not safe for concurrent use.
@@ -65,6 +68,7 @@ type Unique struct {
 	snis    []sniEntry
 	classes map[zoneRef]string // GatewayClass (no namespace) → controllerName
 	gws     []gatewayEntry
+	routes  []routeEntry
 }
 
 // zoneRef is an object of one zone, by namespace and name.
@@ -160,6 +164,23 @@ func (u *Unique) Add(zone string, gk schema.GroupKind, raw []byte) (int, error) 
 		return u.next(), nil
 	case gk == gatewayKind:
 		return u.addGateway(zone, gk, raw)
+	case gk == httpRouteKind:
+		var o struct {
+			Metadata objectMeta `json:"metadata"`
+			Spec     struct {
+				ParentRefs []parentRef `json:"parentRefs"`
+			} `json:"spec"`
+		}
+		if err := decodeInto(raw, &o); err != nil {
+			return -1, err
+		}
+		names := kumaRouteNames(u.c.release, o.Metadata.Namespace, o.Metadata.Name, o.Spec.ParentRefs)
+		if len(names) == 0 {
+			return -1, nil
+		}
+		id := u.next()
+		u.routes = append(u.routes, routeEntry{id: id, zone: zone, obj: o.Metadata.object(gk), names: names})
+		return id, nil
 	}
 	return -1, nil
 }
@@ -252,6 +273,7 @@ func (u *Unique) Findings() []Clash {
 	out = u.kdsClashes(out)
 	out = u.sniClashes(out)
 	out = u.generatedClashes(out)
+	out = u.routeClashes(out)
 	slices.SortStableFunc(out, func(a, b Clash) int { return cmp.Compare(a.Of, b.Of) })
 	return out
 }

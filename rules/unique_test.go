@@ -14,7 +14,7 @@ import (
 )
 
 // acrossObjects are the rules only Unique applies: TestRuleIDs leaves them to TestUnique.
-var acrossObjects = map[Rule]bool{RuleKDSCollision: true, RuleKongSNIUnique: true, RuleKongGeneratedUnique: true}
+var acrossObjects = map[Rule]bool{RuleKDSCollision: true, RuleKumaRouteName: true, RuleKongSNIUnique: true, RuleKongGeneratedUnique: true}
 
 type input struct {
 	zone string
@@ -51,6 +51,10 @@ func listener(name string, port int, hostname string, refs ...string) string {
 		s += `{"name":"` + r + `"}`
 	}
 	return s + `]}}`
+}
+
+func httpRoute(ns, name string, parents ...string) input {
+	return input{"", httpRouteKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"spec":{"parentRefs":[` + strings.Join(parents, ",") + `]}}`}
 }
 
 func inZone(zone string, in input) input { in.zone = zone; return in }
@@ -115,6 +119,17 @@ func TestUnique(t *testing.T) {
 			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-a")),
 			gateway("default", "gw1", "kong", listener("https", 443, "", "tls-b")),
 		}, nil},
+		{"two HTTPRoutes, one MeshHTTPRoute name", []input{
+			httpRoute("b-c", "a", `{"group":"","kind":"Service","name":"s","namespace":"n"}`),
+			httpRoute("c", "a-b", `{"kind":"Service","name":"s","namespace":"n"}`),
+		}, []string{"kuma/route-name HTTPRoute c/a-b < HTTPRoute b-c/a a-b-c-s.n"}},
+		{"a MeshHTTPRoute name over 253 characters", []input{
+			httpRoute("ns", strings.Repeat("r", 250), `{"group":"","kind":"Service","name":"svc"}`),
+		}, []string{"kuma/route-name HTTPRoute ns/" + strings.Repeat("r", 250) + " < HTTPRoute ns/" + strings.Repeat("r", 250) + " " + strings.Repeat("r", 250) + "-ns-svc.ns"}},
+		{"Gateway parents and, in 2.14, MeshService parents give no such name", []input{
+			httpRoute("b-c", "a", `{"name":"gw"}`, `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
+			httpRoute("c", "a-b", `{"name":"gw"}`, `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
+		}, nil},
 		{"a Gateway of another controller", []input{
 			{"", gatewayClassKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"istio"},"spec":{"controllerName":"istio.io/gateway-controller"}}`},
 			gateway("default", "gw1", "istio", listener("https", 443, "", "tls-a")+","+listener("https-alt", 8443, "", "tls-a")),
@@ -140,6 +155,23 @@ func TestUnique(t *testing.T) {
 				t.Errorf("clashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// On 3.0 a MeshService parent gives a name too: <route>-<ns>-meshservice-<name>.<namespace>.
+func TestRouteNamesRelease(t *testing.T) {
+	u := DefaultConfig().NewUnique(naming.Kuma3_0)
+	for _, in := range []input{
+		httpRoute("b-c", "a", `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
+		httpRoute("c", "a-b", `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
+	} {
+		if _, err := u.Add("", in.kind, []byte(in.raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := u.Findings()
+	if len(cs) != 1 || cs[0].Name != "a-b-c-meshservice-s.n" || cs[0].Rule != RuleKumaRouteName {
+		t.Errorf("clashes %+v, want one of kuma/route-name on a-b-c-meshservice-s.n", cs)
 	}
 }
 
