@@ -109,6 +109,8 @@ type app struct {
 	kumaZone string
 
 	// envoy
+	// dumpFile is the config dump's file, "" for standard input and admin URLs.
+	dumpFile string
 	strict   bool
 	prefixes []string
 	timeout  time.Duration

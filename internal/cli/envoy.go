@@ -73,6 +73,9 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	defer r.Close()
+	if source != "-" && !strings.Contains(source, "://") {
+		a.dumpFile = source // read again to place the findings of the formats that show lines
+	}
 	w, err := a.resultWriters(envoyResults, "kriguard envoy", formatText, formatJSON, formatSARIF, formatJUnit, formatGitHub)
 	if err != nil {
 		return a.fail(path, err)

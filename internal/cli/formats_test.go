@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kriguard/kriguard/internal/envoydump"
 	"github.com/kriguard/kriguard/internal/envoydump/dumptest"
 	"github.com/kriguard/kriguard/rules"
 )
@@ -155,11 +156,12 @@ func TestSARIF(t *testing.T) {
 		{"check", []string{"check", examplesDir, manifest}},
 		{"check warn", []string{"check", "--config", writeFile(t, dir, "warn.yaml", warnConfig), manifest}},
 		{"envoy", []string{"envoy", "--strict", dump}},
+		{"envoy stdin", []string{"envoy", "-"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.sarif")
-			r := run(t, "", append(tt.args, "-o", "json", "-o", "sarif="+out)...)
+			r := run(t, string(dumptest.KumaSidecar(true)), append(tt.args, "-o", "json", "-o", "sarif="+out)...)
 			if r.code == ExitError {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -244,10 +246,27 @@ func expectedResults(t *testing.T, name, stdout string) []expected {
 		if err := json.Unmarshal([]byte(stdout), &names); err != nil {
 			t.Fatal(err)
 		}
+		var paths []string
 		for _, n := range names {
 			for _, p := range n.Problems {
 				out = append(out, expected{source: n.Source, path: n.Path, rule: string(p.Rule), level: string(p.Level), field: p.Field,
 					message: p.Message, line: p.Line, column: p.Column, object: n.What + " " + strconv.Quote(n.Name) + " at " + n.Path})
+				paths = append(paths, n.Path)
+			}
+		}
+		// The formats that show lines place a dump's findings (envoydump.Locate, tested on its own).
+		if len(out) > 0 && out[0].source != "-" {
+			f, err := os.Open(out[0].source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			pos, err := envoydump.Locate(f, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range out {
+				out[i].line, out[i].column = pos[out[i].path].Line, pos[out[i].path].Column
 			}
 		}
 		return out

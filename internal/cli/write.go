@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kriguard/kriguard/internal/envoydump"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -131,6 +132,14 @@ func (a *app) resultWriters(kind writerKind, command string, formats ...string) 
 }
 
 func (a *app) newWriter(kind writerKind, command, format string, s sink) resultWriter {
+	w := a.formatWriter(kind, command, format, s)
+	if kind == envoyResults && a.dumpFile != "" && (format == formatSARIF || format == formatJUnit || format == formatGitHub) {
+		return &locatingWriter{next: w, file: a.dumpFile, all: format == formatJUnit}
+	}
+	return w
+}
+
+func (a *app) formatWriter(kind writerKind, command, format string, s sink) resultWriter {
 	switch format {
 	case formatSARIF:
 		return newSARIFWriter(s, version(a.streams.Version))
@@ -145,6 +154,58 @@ func (a *app) newWriter(kind writerKind, command, format string, s sink) resultW
 		return newJSONWriter(s, objectJSON)
 	}
 	return &textWriter{w: s, envoy: kind == envoyResults}
+}
+
+// locatingWriter holds the results of an Envoy config dump read from a file until the run ends,
+// then places their findings at the lines and columns of the dump (envoydump.Locate) and hands
+// them on: the dump is read as it streams, and only the formats that show lines wait for it.
+type locatingWriter struct {
+	next resultWriter
+	file string
+	// all keeps the names without findings too (JUnit has a test case for each).
+	all     bool
+	results []Result
+}
+
+func (l *locatingWriter) write(r Result) error {
+	if len(r.Findings) > 0 || l.all {
+		l.results = append(l.results, r)
+	}
+	return nil
+}
+
+func (l *locatingWriter) close() error {
+	var paths []string
+	for _, r := range l.results {
+		for _, f := range r.Findings {
+			paths = append(paths, f.Position.JSONPath)
+		}
+	}
+	// A dump that can no longer be read keeps its findings at their JSON paths only.
+	if pos, err := locate(l.file, paths); err == nil {
+		for _, r := range l.results {
+			for i := range r.Findings {
+				if p, ok := pos[r.Findings[i].Position.JSONPath]; ok {
+					r.Findings[i].Position.Line, r.Findings[i].Position.Column = p.Line, p.Column
+				}
+			}
+		}
+	}
+	for _, r := range l.results {
+		if err := l.next.write(r); err != nil {
+			return err
+		}
+	}
+	return l.next.close()
+}
+
+func locate(file string, paths []string) (map[string]envoydump.Position, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return envoydump.Locate(f, paths)
 }
 
 // fileWriter is a writer and the file it writes, closed after it.

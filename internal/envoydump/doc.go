@@ -9,4 +9,7 @@
 // configurations of a type this package does not register (see types.go) are skipped, each with
 // a note, instead of failing the whole dump. The bootstrap section is left out: it repeats the
 // static listeners and clusters that their own sections list.
+//
+// Locate maps the JSON paths of Name.Path back to lines and columns of the dump, for the report
+// formats that show them (docs/reports.md).
 package envoydump
