@@ -197,7 +197,13 @@ npm_one() {
     printf '#!/bin/sh\nexec node %q %q "$@"\n' "${root}/${exe}" "${dir}" >"${bindir}/${name}"
     chmod +x "${bindir}/${name}"
     ;;
-  *) ln -sfn "${dir}/${exe}" "${bindir}/${name}" ;;
+  *)
+    # The multitool is a self-contained .NET program: without the invariant mode it needs libicu,
+    # which a minimal machine lacks.
+    rm -f "${bindir}/${name}"
+    printf '#!/bin/sh\nDOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 exec %q "$@"\n' "${dir}/${exe}" >"${bindir}/${name}"
+    chmod +x "${bindir}/${name}"
+    ;;
   esac
   # shellcheck disable=SC2086 # versionargs holds several words on purpose
   out=$("${bindir}/${name}" ${versionargs} 2>&1) || die "${name} ${versionargs} failed: ${out}"
