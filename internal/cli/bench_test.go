@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -224,4 +225,43 @@ func BenchmarkAudit(b *testing.B) {
 		}
 		perSecond(b, objects)
 	})
+}
+
+// BenchmarkOutputs compares check on 10,000 objects writing JSON (the baseline) with each other
+// format and with every format from one run (all but one into files), to show what a format and
+// several outputs add to a run.
+func BenchmarkOutputs(b *testing.B) {
+	const n = 10000
+	corpus := corpus(b, n)
+	dir := b.TempDir()
+	for _, tt := range []struct {
+		name    string
+		outputs []string
+	}{
+		{"json", []string{"json"}},
+		{"text", []string{"text"}},
+		{"sarif", []string{"sarif"}},
+		{"junit", []string{"junit"}},
+		{"github", []string{"github"}},
+		{"all", []string{"text", "json=" + filepath.Join(dir, "out.json"), "sarif=" + filepath.Join(dir, "out.sarif"),
+			"junit=" + filepath.Join(dir, "out.xml"), "github=" + filepath.Join(dir, "out.github")}},
+	} {
+		args := []string{"check"}
+		for _, o := range tt.outputs {
+			args = append(args, "-o", o)
+		}
+		args = append(args, "-")
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(corpus)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var errOut bytes.Buffer
+				code := Main(b.Context(), args, Streams{In: bytes.NewReader(corpus), Out: io.Discard, Err: &errOut})
+				if code != ExitDenied || errOut.Len() > 0 {
+					b.Fatalf("exit %d: %s", code, errOut.String())
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "objects/s")
+		})
+	}
 }
