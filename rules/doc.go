@@ -37,5 +37,10 @@
 // decode cannot vouch for goes through the unstructured decode of the rest of the object, whose
 // errors are the ones returned.
 //
+// Some names clash only between objects (docs/unique.md): Unique gathers objects of one or several
+// zones and reports each clash naming both objects (KDS copy names, Kong SNIs and generated names,
+// Kuma's MeshHTTPRoute names); at admission a Request's Peers compare a KongSNI with the existing
+// ones, and peers that cannot answer only add a note.
+//
 // LoadConfig reads the YAML configuration (docs/contracts.md); DefaultConfig is the built-in one.
 package rules

@@ -15,6 +15,10 @@
 //   - NewMutator (/mutate) answers with the rules' JSON patch: deterministic names for generateName
 //     objects and the kriguard.io/kri annotation.
 //
+//   - PeerCache (--peer-cache-max-objects) is the bounded, indexed cache of KongSNIs and
+//     KongCertificates the validator compares an admitted KongSNI with (rules.Peers); cold,
+//     unreachable or over its bound it never denies (docs/unique.md).
+//
 // Each kind is enforced with deny (the default), warn (admitted with admission warnings) or
 // dryrun (admitted, only logged and counted). Requester overrides (rules.Config.Requesters) replace a
 // kind's enforcement for the requests of some users, groups or service-account namespaces; by

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -119,6 +120,13 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		zone := z.name
 		au.listedItem = func(gk schema.GroupKind, item []byte) {
 			across.add(zone, gk, item, placed{source: SourceCluster}, nil)
+		}
+		au.note = func(err error) {
+			if p != nil {
+				p.clear()
+			}
+			_ = a.out.Flush()
+			fmt.Fprintf(a.errOut, "%s: note: %s%v\n", path, z.prefix, err)
 		}
 		rep, err := a.newReporter(ctx, au)
 		if err != nil {
@@ -253,8 +261,11 @@ type auditor struct {
 	progress  func(kindsDone, kinds, objects int)
 	// decided, when set, gets each decided object, as listed, with its decision.
 	decided func(k auditKind, item []byte, d *rules.Decision)
-	// listedItem, when set, gets each object listed, before it is judged.
+	// listedItem, when set, gets each object listed, before it is judged, and the objects of the
+	// peerKinds, which are not judged.
 	listedItem func(gk schema.GroupKind, item []byte)
+	// note, when set, is told why the peerKinds could not be listed.
+	note func(error)
 	// listed, when set, is told of each kind whether its objects were all listed and judged.
 	listed func(k auditKind, all bool)
 }
@@ -320,8 +331,64 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			au.listed(k, all)
 		}
 	}
+	if au.listedItem != nil {
+		if err := au.listPeers(ctx, cfg, client); err != nil {
+			var we writeError
+			if errors.As(err, &we) || ctx.Err() != nil {
+				return err
+			}
+			if au.note != nil {
+				au.note(err)
+			}
+		}
+	}
 	if au.progress != nil {
 		au.progress(len(kinds), len(kinds), t.objects)
+	}
+	return nil
+}
+
+// peerKinds are the Gateway API kinds the rules across objects read and no rule judges: Kong's
+// operator names KongCertificates after Gateways, Kuma names MeshHTTPRoutes after HTTPRoutes
+// (docs/unique.md).
+var peerKinds = []string{"GatewayClass", "Gateway", "HTTPRoute"}
+
+// listPeers lists the peerKinds the cluster serves, in its preferred version of their group, and
+// hands each object to listedItem. Its error (none served, forbidden) only means they are not
+// compared.
+func (au *auditor) listPeers(ctx context.Context, cfg *rest.Config, client rest.Interface) error {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building the discovery client: %w", err)
+	}
+	groups, err := dc.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("not comparing the Gateway API objects: discovering the API groups: %w", err)
+	}
+	for _, g := range groups.Groups {
+		if g.Name != rules.GatewayGroup {
+			continue
+		}
+		gv := schema.GroupVersion{Group: g.Name, Version: g.PreferredVersion.Version}
+		rl, err := dc.ServerResourcesForGroupVersionWithContext(ctx, gv.String())
+		if err != nil {
+			return fmt.Errorf("not comparing the Gateway API objects: discovering %s: %w", gv, err)
+		}
+		for _, kind := range peerKinds {
+			for _, r := range rl.APIResources {
+				if r.Kind != kind || strings.Contains(r.Name, "/") || (!r.Namespaced && au.namespace != "") {
+					continue
+				}
+				k := auditKind{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced}
+				gk := k.GroupKind()
+				if err := au.listKind(ctx, client, k, func(item []byte) error {
+					au.listedItem(gk, item)
+					return nil
+				}, func() error { return nil }); err != nil {
+					return fmt.Errorf("not comparing the Gateway API objects: %w", err)
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,8 +28,9 @@ func TestAuditZones(t *testing.T) {
 	zones := []string{"zone-1", "zone-1a"}
 	envs := make([]*testenv.Env, len(zones))
 	merged := clientcmdapi.NewConfig()
+	gatewayAPI := gatewayAPICRDs(t)
 	for i, z := range zones {
-		envs[i] = testenv.StartForTest(t, testenv.Options{})
+		envs[i] = testenv.StartForTest(t, testenv.Options{ExtraCRDDirs: []string{gatewayAPI}})
 		cfg, err := clientcmd.Load(mustRead(t, kubeconfig(t, envs[i], "auditor", "system:masters")))
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +61,7 @@ func TestAuditZones(t *testing.T) {
 		}
 	}
 	for i, env := range envs {
-		for _, ns := range []string{"abc", "bc", "kong"} {
+		for _, ns := range []string{"abc", "bc", "kong", "b-c", "c"} {
 			if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 				t.Fatal(err)
 			}
@@ -77,6 +79,18 @@ func TestAuditZones(t *testing.T) {
 				"controlPlaneRef": map[string]any{"type": "konnectNamespacedRef", "konnectNamespacedRef": map[string]any{"name": cps[j]}}})
 			create(env, rules.KongGroup, "KongSNI", "kong", cert, nil, map[string]any{"name": "*", "certificateRef": map[string]any{"name": cert}})
 		}
+		if i > 0 {
+			continue
+		}
+		// In zone-1 only: HTTPRoutes a of b-c and a-b of c on Service n/s give Kuma one
+		// MeshHTTPRoute name; a listener with two certificateRefs gives Kong one certificate name.
+		for _, r := range [][2]string{{"b-c", "a"}, {"c", "a-b"}} {
+			create(env, rules.GatewayGroup, "HTTPRoute", r[0], r[1], nil, map[string]any{
+				"parentRefs": []any{map[string]any{"group": "", "kind": "Service", "name": "s", "namespace": "n"}}})
+		}
+		create(env, rules.GatewayGroup, "Gateway", "kong", "gw1", nil, map[string]any{"gatewayClassName": "kong",
+			"listeners": []any{map[string]any{"name": "https", "port": int64(443), "protocol": "HTTPS",
+				"tls": map[string]any{"certificateRefs": []any{map[string]any{"name": "tls-rsa"}, map[string]any{"name": "tls-ecdsa"}}}}}})
 	}
 
 	start := time.Now()
@@ -90,6 +104,8 @@ func TestAuditZones(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
+		`cluster: Gateway kong/gw1: spec.listeners[0].tls.certificateRefs[1]: Duplicate value: "cert.gw1.443.https": Kong's operator names`,
+		`cluster: HTTPRoute c/a-b: spec.parentRefs[0]: Duplicate value: "a-b-c-s.n": Kuma names the MeshHTTPRoute of this parentRef "a-b-c-s.n", as it names one of HTTPRoute b-c/a of zone zone-1`,
 		`cluster: KongSNI kong/cert.gw1.8443.https-alt: spec.name: Duplicate value: "*": KongSNI kong/cert.gw1.443.https of zone zone-1 has the same SNI`,
 		`cluster: MeshService bc/backend: metadata.name: Duplicate value: "backend": KDS gives it and MeshService abc/backend of zone zone-1 one copy name "backend-z9vdzz8dx42ffz26" on global`,
 	}
@@ -130,6 +146,25 @@ func bareList(t *testing.T, cfg *rest.Config) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// gatewayAPICRDs returns a folder of the Gateway API CRDs the rules across objects read, from the
+// module kriguard builds with.
+func gatewayAPICRDs(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
+	if err != nil {
+		t.Fatalf("finding the gateway-api module: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
+	dir := t.TempDir()
+	for _, f := range []string{"gatewayclasses", "gateways", "httproutes"} {
+		name := "gateway.networking.k8s.io_" + f + ".yaml"
+		if err := os.WriteFile(filepath.Join(dir, name), mustRead(t, filepath.Join(src, name)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func mustRead(t *testing.T, path string) []byte {
