@@ -429,3 +429,21 @@ func values(v any) int64 {
 	}
 	return n
 }
+
+// reviewUID finds request.uid without decoding the review, wherever it is in request, and
+// nothing that is not it.
+func TestReviewUID(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u-1","kind":{}}}`, "u-1"},
+		{`{"request": {"object": {"uid": "no", "x": ["}"]}, "uid" : "u\"2"}}`, `u"2`},
+		{`{"uid":"no","request":{"oldObject":{"request":{"uid":"no"}}}}`, ""},
+		{`{"request":{"uid":"` + strings.Repeat("x", maxUIDBytes+1) + `"}}`, ""},
+		{`{"request":{"uid":1}}`, ""},
+		{`{"request":{"uid":"`, ""},
+		{`not json`, ""},
+	} {
+		if got := reviewUID([]byte(tt.in)); got != tt.want {
+			t.Errorf("reviewUID(%.80s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

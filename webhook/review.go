@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -131,7 +132,13 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	client := clientAddress(req)
 	b := &body{}
-	defer func() { b.release(r.budget, client) }()
+	// handedOff: a decode that outlived the deadline gives the memory back when it ends.
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			b.release(r.budget, client)
+		}
+	}()
 	raw, err := b.read(ctx, r.budget, client, rc, req.Body, n, deadline)
 	if err != nil {
 		var code int32 = http.StatusBadRequest
@@ -159,18 +166,60 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.busy(ctx, w, rc, req, int64(len(raw)))
 		return
 	}
-	defer r.budget.giveDecision(cost)
+	defer func() {
+		if !handedOff {
+			r.budget.giveDecision(cost)
+		}
+	}()
 
 	if err := checkReviewType(raw); err != nil {
 		count(kindOfBrokenRequests, "", decisionError, "")
 		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
 		return
 	}
+	// The decision ends a little before the deadline, so that its answer, a 504 when it could
+	// not finish, still arrives in time.
+	dctx, dcancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
+	defer dcancel()
 	var areq admission.Request
 	ar := unversionedReview{}
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	_, gvk, err := reviewDecoder.Decode(raw, nil, &ar)
+	// Decoding a large review cannot be interrupted: it runs aside, and a review still decoding
+	// when the decision's time is up is answered 504 at once; the decode gives its memory back
+	// when it ends.
+	type decoded struct {
+		gvk *schema.GroupVersionKind
+		err error
+	}
+	done := make(chan decoded, 1)
+	go func() {
+		defer func() {
+			// Off the server's goroutine, its recovery does not apply.
+			if p := recover(); p != nil {
+				done <- decoded{nil, fmt.Errorf("decoding the review: %v", p)}
+			}
+		}()
+		_, gvk, err := reviewDecoder.Decode(raw, nil, &ar)
+		done <- decoded{gvk, err}
+	}()
+	var gvk *schema.GroupVersionKind
+	select {
+	case d := <-done:
+		gvk, err = d.gvk, d.err
+	case <-dctx.Done():
+		handedOff = true
+		go func() {
+			<-done
+			b.release(r.budget, client)
+			r.budget.giveDecision(cost)
+		}()
+		resp := deadlinePassed(dctx.Err())
+		resp.UID = types.UID(reviewUID(raw))
+		logf.FromContext(ctx).Info("review still decoding at the request's deadline: answered 504", "bytes", len(raw))
+		writeReview(w, resp, nil)
+		return
+	}
 	b.drop() // the request holds copies of the objects; the body is no longer needed
 	if err != nil {
 		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
@@ -183,10 +232,6 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			fmt.Errorf("request.uid is %d bytes, more than the %d a UID may have", len(areq.UID), maxUIDBytes)), gvk)
 		return
 	}
-	// The decision ends a little before the deadline, so that its answer, a 504 when it could
-	// not finish, still arrives in time.
-	dctx, dcancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
-	defer dcancel()
 	var resp admission.Response
 	if dctx.Err() != nil { // nobody waits for the answer any more
 		resp = deadlinePassed(dctx.Err())
@@ -476,4 +521,71 @@ func checkReviewType(body []byte) error {
 var reviewPrefixes = [][]byte{
 	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`),
 	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1",`),
+}
+
+// reviewUID returns the request.uid of the review body, read without decoding the rest, or ""
+// when it has none of at most maxUIDBytes. It answers a review that could not be decoded in time.
+func reviewUID(body []byte) string {
+	depth, inRequest := 0, false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 2 {
+				inRequest = false
+			}
+		case '"':
+			end := i + 1
+			for end < len(body) && body[end] != '"' {
+				if body[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(body) {
+				return ""
+			}
+			str := body[i : end+1]
+			j := end + 1
+			for j < len(body) && (body[j] == ' ' || body[j] == '\t' || body[j] == '\r' || body[j] == '\n') {
+				j++
+			}
+			isKey := j < len(body) && body[j] == ':'
+			switch {
+			case isKey && depth == 1 && string(str) == `"request"`:
+				inRequest = true
+			case isKey && depth == 2 && inRequest && string(str) == `"uid"`:
+				j++
+				for j < len(body) && (body[j] == ' ' || body[j] == '\t' || body[j] == '\r' || body[j] == '\n') {
+					j++
+				}
+				var uid string
+				v := body[j:min(len(body), j+2*maxUIDBytes+2)]
+				if k := skipString(v); k > 0 && json.Unmarshal(v[:k], &uid) == nil && len(uid) <= maxUIDBytes {
+					return uid
+				}
+				return ""
+			}
+			i = end
+		}
+	}
+	return ""
+}
+
+// skipString returns the length of the JSON string at the start of b, 0 when b does not hold one.
+func skipString(b []byte) int {
+	if len(b) == 0 || b[0] != '"' {
+		return 0
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return 0
 }
