@@ -323,8 +323,12 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 	streamed := true
 	if errors.Is(err, errUnsupported) {
 		if len(c.body) > maxGoYAMLBytes {
-			return fn(Document{Source: source, Line: line, Err: fmt.Errorf(
-				"YAML read only in documents of at most %d bytes (this one has %d): %v", maxGoYAMLBytes, len(c.body), absoluteLine(err.Error(), c))})
+			err := fmt.Errorf("YAML read only in documents of at most %d bytes (this one has %d): %v", maxGoYAMLBytes, len(c.body), absoluteLine(err.Error(), c))
+			if !hasTopLevelKind(c.body) {
+				// Helm values and tool configurations are skipped in folders, however large.
+				err = fmt.Errorf("%w (no kind at the top level), and %w", ErrNotObject, err)
+			}
+			return fn(Document{Source: source, Line: line, Err: err})
 		}
 		streamed = false
 		j, err = yaml.YAMLToJSONStrict(c.body)
@@ -354,6 +358,13 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 // maxGoYAMLBytes bounds the documents read with go-yaml (sigs.k8s.io/yaml) when the streaming
 // reader does not read them: it costs up to 150 bytes per byte (docs/limits.md).
 const maxGoYAMLBytes = 1 << 20
+
+// hasTopLevelKind reports whether a line of the YAML document b starts with "kind:", as the kind
+// of an object written in block style does: a document without one is no Kubernetes object.
+func hasTopLevelKind(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("kind:")) || bytes.Contains(b, []byte("\nkind:")) ||
+		bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) // a flow mapping may hold one anywhere
+}
 
 // absoluteLine makes the "line N" of a message about a chunk a line of its source.
 func absoluteLine(msg string, c yamlChunk) string {

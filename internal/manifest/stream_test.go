@@ -312,3 +312,36 @@ func FuzzStreamPositions(f *testing.F) {
 		checkPositions(t, data)
 	})
 }
+
+// A document the streaming reader leaves to go-yaml is read up to maxGoYAMLBytes; a larger one is
+// an error that says what it holds and where, and one without a kind (Helm values with anchors)
+// is not a Kubernetes object, so that folders skip it.
+func TestGoYAMLOnlyForSmallDocuments(t *testing.T) {
+	pad := strings.Repeat("  k: v\n", maxGoYAMLBytes/7+1)
+	for _, tt := range []struct {
+		name, doc string
+		notObject bool
+	}{
+		{"an object with an anchor", "apiVersion: v1\nkind: ConfigMap\ndata: &d\n" + pad, false},
+		{"values with an anchor", "image: &i\n" + pad, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var docs []Document
+			if err := Read("f", strings.NewReader(tt.doc), Options{}, func(d Document) error { docs = append(docs, d); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 1 || docs[0].Err == nil || !strings.Contains(docs[0].Err.Error(), "starts with '&'") {
+				t.Fatalf("got %+v, want one error naming what was found", docs)
+			}
+			if got := errors.Is(docs[0].Err, ErrNotObject); got != tt.notObject {
+				t.Errorf("%v: not an object %v, want %v", docs[0].Err, got, tt.notObject)
+			}
+		})
+	}
+	// Small, it is read with go-yaml.
+	var docs []Document
+	Read("f", strings.NewReader("apiVersion: v1\nkind: ConfigMap\ndata: &d {a: b}\nmore: *d\n"), Options{}, func(d Document) error { docs = append(docs, d); return nil })
+	if len(docs) != 1 || docs[0].Err != nil || !strings.Contains(string(docs[0].Object), `"more":{"a":"b"}`) {
+		t.Errorf("got %+v, want the object with its alias", docs)
+	}
+}
