@@ -32,7 +32,8 @@ type KindSchema struct {
 	// "targetRef" object or of an element of a "backendRefs" list, the two places the webhook looks.
 	// Each path is a list of steps; a step ending in "[]" is a list whose every element is visited.
 	SectionNames [][]string `json:"sectionNames,omitempty"`
-	// KRIs are the paths of string properties named "kri" (a value documented to hold a KRI).
+	// KRIs are the paths of string properties named "kri" under status (a value documented to hold
+	// a KRI).
 	KRIs [][]string `json:"kris,omitempty"`
 	// Opaque are the paths under which the schema keeps unknown fields: the policy cannot see target
 	// references there, the webhook can.
@@ -174,7 +175,9 @@ func walkSchema(node *apiextensionsv1.JSONSchemaProps, path []string, key string
 		switch {
 		case k == "sectionName" && child.Type == "string" && isRef(path, key):
 			s.SectionNames = append(s.SectionNames, p)
-		case k == "kri" && child.Type == "string":
+		case k == "kri" && child.Type == "string" && len(path) > 0 && path[0] == "status":
+			// Only status holds a KRI the webhook reads: Kuma 2.14's spec.origin.kri of MeshTrust
+			// is deprecated for status.origin.kri, and not judged.
 			s.KRIs = append(s.KRIs, p)
 		}
 		walkSchema(&child, p, k, s)

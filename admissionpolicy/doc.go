@@ -18,10 +18,12 @@
 // mutating webhook is still needed. docs/policy.md lists what the policy does not judge.
 //
 // The chart's policies are generated with go generate (the upstream CRDs beside the repository, in
-// ../shared/upstream/<project>/<version>/crds: Kuma's 3.0 line and kong-operator) and checked in; a test fails when they are stale. They are the built-in
+// ../shared/upstream/<project>/<version>/crds: Kuma's 2.14 release, whose schemas hold every path
+// the 3.0 line's have and its removed kinds', and kong-operator) and checked in; a test fails when
+// they are stale. They are the built-in
 // configuration's without requester overrides (chart-rules.yaml): the chart adds the overrides of
 // its values.
 package admissionpolicy
 
-//go:generate go run ./internal/schemagen -o schemas_generated.go ../../shared/upstream/kuma/master-348b652/crds ../../shared/upstream/kong-operator/cefc384/crds
+//go:generate go run ./internal/schemagen -o schemas_generated.go ../../shared/upstream/kuma/v2.14.3/crds ../../shared/upstream/kong-operator/cefc384/crds
 //go:generate go run ../cmd/kriguard-policy -config chart-rules.yaml -o ../charts/kriguard/files/policies.yaml

@@ -17,7 +17,7 @@ import (
 
 // upstreamCRDs are the folders go generate reads the upstream CRDs from (doc.go).
 var upstreamCRDs = []string{
-	"../../shared/upstream/kuma/master-348b652/crds",
+	"../../shared/upstream/kuma/v2.14.3/crds",
 	"../../shared/upstream/kong-operator/cefc384/crds",
 }
 

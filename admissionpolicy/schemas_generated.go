@@ -38,6 +38,12 @@ var KnownSchemas = []KindSchema{
 		Group: "configuration.konghq.com", Version: "v1alpha1", Kind: "KongUpstream", Resource: "kongupstreams", Namespaced: true, TopLevelMesh: false,
 	},
 	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "CircuitBreaker", Resource: "circuitbreakers", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "ContainerPatch", Resource: "containerpatches", Namespaced: true, TopLevelMesh: true,
 	},
 	{
@@ -50,6 +56,24 @@ var KnownSchemas = []KindSchema{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "DataplaneInsight", Resource: "dataplaneinsights", Namespaced: true, TopLevelMesh: true,
 		Opaque: [][]string{
 			{"status"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ExternalService", Resource: "externalservices", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "FaultInjection", Resource: "faultinjections", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "HealthCheck", Resource: "healthchecks", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
 		},
 	},
 	{
@@ -67,10 +91,12 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshAccessLog", Resource: "meshaccesslogs", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 			{"spec", "to[]", "targetRef", "sectionName"},
 		},
 		Opaque: [][]string{
+			{"spec", "from[]", "default", "backends[]", "openTelemetry", "body"},
 			{"spec", "rules[]", "default", "backends[]", "openTelemetry", "body"},
 			{"spec", "to[]", "default", "backends[]", "openTelemetry", "body"},
 		},
@@ -78,6 +104,7 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshCircuitBreaker", Resource: "meshcircuitbreakers", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 			{"spec", "to[]", "targetRef", "sectionName"},
 		},
@@ -91,8 +118,27 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshFaultInjection", Resource: "meshfaultinjections", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 			{"spec", "to[]", "targetRef", "sectionName"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshGateway", Resource: "meshgateways", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshGatewayConfig", Resource: "meshgatewayconfigs", Namespaced: false, TopLevelMesh: false,
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshGatewayInstance", Resource: "meshgatewayinstances", Namespaced: true, TopLevelMesh: false,
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshGatewayRoute", Resource: "meshgatewayroutes", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
 		},
 	},
 	{
@@ -163,6 +209,7 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshRateLimit", Resource: "meshratelimits", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 			{"spec", "to[]", "targetRef", "sectionName"},
 		},
@@ -188,12 +235,14 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTLS", Resource: "meshtlses", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 		},
 	},
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout", Resource: "meshtimeouts", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 			{"spec", "to[]", "targetRef", "sectionName"},
 		},
@@ -207,6 +256,7 @@ var KnownSchemas = []KindSchema{
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission", Resource: "meshtrafficpermissions", Namespaced: true, TopLevelMesh: false,
 		SectionNames: [][]string{
+			{"spec", "from[]", "targetRef", "sectionName"},
 			{"spec", "targetRef", "sectionName"},
 		},
 	},
@@ -220,7 +270,61 @@ var KnownSchemas = []KindSchema{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "MeshZoneAddress", Resource: "meshzoneaddresses", Namespaced: true, TopLevelMesh: false,
 	},
 	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ProxyTemplate", Resource: "proxytemplates", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "RateLimit", Resource: "ratelimits", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "Retry", Resource: "retries", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "ServiceInsight", Resource: "serviceinsights", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "Timeout", Resource: "timeouts", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "TrafficLog", Resource: "trafficlogs", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "TrafficPermission", Resource: "trafficpermissions", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "TrafficRoute", Resource: "trafficroutes", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "TrafficTrace", Resource: "traffictraces", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "VirtualOutbound", Resource: "virtualoutbounds", Namespaced: false, TopLevelMesh: true,
 		Opaque: [][]string{
 			{"spec"},
 		},
@@ -230,6 +334,30 @@ var KnownSchemas = []KindSchema{
 	},
 	{
 		Group: "kuma.io", Version: "v1alpha1", Kind: "Zone", Resource: "zones", Namespaced: false, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ZoneEgress", Resource: "zoneegresses", Namespaced: true, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ZoneEgressInsight", Resource: "zoneegressinsights", Namespaced: true, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ZoneIngress", Resource: "zoneingresses", Namespaced: true, TopLevelMesh: true,
+		Opaque: [][]string{
+			{"spec"},
+		},
+	},
+	{
+		Group: "kuma.io", Version: "v1alpha1", Kind: "ZoneIngressInsight", Resource: "zoneingressinsights", Namespaced: true, TopLevelMesh: true,
 		Opaque: [][]string{
 			{"spec"},
 		},

@@ -22,8 +22,8 @@ func TestWriteFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bytes.Count(data, []byte("\nkind: ValidatingAdmissionPolicy\n")); n != 36 {
-		t.Errorf("%d policies, want one per built-in kind (36)", n)
+	if n := bytes.Count(data, []byte("\nkind: ValidatingAdmissionPolicy\n")); n != 39 {
+		t.Errorf("%d policies, want one per built-in kind (39)", n)
 	}
 	if !bytes.Contains(data, []byte("name: guard.meshtimeout.kuma.io\n")) || !bytes.Contains(data, []byte("- guard-system\n")) {
 		t.Error("the prefix or the excluded namespace is missing")

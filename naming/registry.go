@@ -51,10 +51,10 @@ type ResourceType struct {
 	// Legacy kinds (Dataplane, Mesh, MeshGateway, ZoneIngress, ZoneEgress, Zone) keep their mesh in
 	// the object's top-level mesh field; the others in the kuma.io/mesh label. See docs/kri.md.
 	Legacy bool
-	// CRD says that every supported Kuma release ships a CRD for the kind (group kuma.io, version
+	// CRD says that a supported Kuma release ships a CRD for the kind (group kuma.io, version
 	// v1alpha1): the kinds the webhook guards by default. MeshGateway, ZoneIngress and ZoneEgress
-	// have one in 2.14 only. In a Release's Registry it is set on every kind: the release ships
-	// them all (docs/releases.md).
+	// have one in 2.14 only, and are guarded so that 2.14 judges them and 3.0 refuses them. In a
+	// Release's Registry it is set on every kind: the release ships them all (docs/releases.md).
 	CRD bool
 }
 
@@ -201,7 +201,7 @@ func (r *Registry) shortNames() []string {
 func KumaTypes() []ResourceType {
 	m, g := ScopeMesh, ScopeGlobal
 	legacy, label := true, false // where the mesh comes from: the top-level field or the label
-	crd, none := true, false     // whether every supported release ships a CRD for the kind
+	crd := true                  // whether a supported release ships a CRD for the kind
 	return []ResourceType{
 		{"Dataplane", "dp", m, legacy, crd},
 		{"Mesh", "m", g, legacy, crd},
@@ -231,9 +231,9 @@ func KumaTypes() []ResourceType {
 		{"MeshTimeout", "mt", m, label, crd},
 		{"MeshTrace", "mtr", m, label, crd},
 		{"MeshTrafficPermission", "mtp", m, label, crd},
-		{"MeshGateway", "mgw", m, legacy, none},
-		{"ZoneIngress", "zi", g, legacy, none},
-		{"ZoneEgress", "ze", g, legacy, none},
+		{"MeshGateway", "mgw", m, legacy, crd},
+		{"ZoneIngress", "zi", g, legacy, crd},
+		{"ZoneEgress", "ze", g, legacy, crd},
 	}
 }
 

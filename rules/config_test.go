@@ -18,8 +18,9 @@ import (
 func TestDefaultConfig(t *testing.T) {
 	c := DefaultConfig()
 	kinds := c.GuardedKinds()
-	// Kuma's kinds with a KRI and a CRD (docs/kri.md), counted independently of the registry.
-	if want := 28 + len(kongKinds); len(kinds) != want {
+	// Kuma's kinds with a KRI and a CRD in a supported release (docs/releases.md), counted
+	// independently of the registry: 28 in both, and MeshGateway, ZoneIngress and ZoneEgress of 2.14.
+	if want := 31 + len(kongKinds); len(kinds) != want {
 		t.Fatalf("%d guarded kinds, want %d", len(kinds), want)
 	}
 	for _, k := range kinds {
@@ -384,10 +385,10 @@ func TestConfigRelease(t *testing.T) {
 		if refused := d.Guarded && !d.Allowed; refused != tt.refused {
 			t.Errorf("%q: MeshGateway refused %v, want %v", tt.yaml, refused, tt.refused)
 		}
-		// A release the request names wins over the configuration's.
+		// A release the request names wins over the configuration's: 2.14 judges a MeshGateway.
 		d, _ = c.Decide(t.Context(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshGateway"}, Operation: "CREATE", Object: gw, Release: naming.Kuma2_14})
-		if d.Guarded {
-			t.Errorf("%q: MeshGateway judged on 2.14: %v", tt.yaml, d.Findings())
+		if !d.Guarded || !d.Allowed || d.KRI() != "kri_mgw_default___gw_" {
+			t.Errorf("%q: MeshGateway on 2.14: guarded %v, allowed %v, KRI %q (%v)", tt.yaml, d.Guarded, d.Allowed, d.KRI(), d.Findings())
 		}
 	}
 }

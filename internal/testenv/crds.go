@@ -29,8 +29,9 @@ const (
 	Kuma214 = "v2.14.3"
 	// Kuma30 is the 3.0 development line (master @348b6528bc).
 	Kuma30 = "master-348b652"
-	// DefaultKuma is the version a control plane serves when Options.Kuma is empty.
-	DefaultKuma = Kuma30
+	// DefaultKuma is the version a control plane serves when Options.Kuma is empty: the release
+	// users run.
+	DefaultKuma = Kuma214
 )
 
 // OpenReports is the version of the OpenReports API (openreports.io/v1alpha1, Report and
