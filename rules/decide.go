@@ -110,7 +110,7 @@ type Decision struct {
 }
 
 // KRI returns the object's KRI as Kuma computes it, valid or not (KRIValid says); "" for kinds
-// without one. It is built when asked for: the webhook never needs it.
+// without one, among them a kind the release removed (RuleRemovedKind says so). It is built when asked for: the webhook never needs it.
 func (d *Decision) KRI() string {
 	if !d.hasKRI {
 		return ""
@@ -279,7 +279,8 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 
 // with returns d with the findings of a check, bounded, and the outcome they lead to.
 func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) Decision {
-	if g.kri {
+	// A kind the release removed has no KRI there: its check leaves the KRI empty.
+	if g.kri && kri.Type != "" {
 		d.kri, d.hasKRI, d.KRIValid = kri, true, valid
 	}
 	d.errs = boundValues(errs)

@@ -408,13 +408,14 @@ type writeError struct{ err error }
 
 func (e writeError) Error() string { return e.err.Error() }
 
-// discover returns the guarded kinds the cluster serves with the list verb (served.Kinds).
+// discover returns the kinds the cluster serves with the list verb that the rules judge under
+// au.release: the guarded ones, then the Kuma kinds the release removed (served.KindsFor).
 func (au *auditor) discover(ctx context.Context, cfg *rest.Config) ([]auditKind, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the discovery client: %w", err)
 	}
-	return served.Kinds(ctx, dc, au.rules, au.namespace != "", "list")
+	return served.KindsFor(ctx, dc, au.rules, au.release, au.namespace != "", "list")
 }
 
 // page is one LIST response.

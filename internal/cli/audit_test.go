@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kriguard/kriguard/internal/manifest"
 	"github.com/kriguard/kriguard/internal/testenv"
@@ -443,4 +444,65 @@ func helmTemplate(t *testing.T, args ...string) []byte {
 		t.Fatalf("helm template: %v\n%s", err, stderr.String())
 	}
 	return out
+}
+
+// audit --kuma-version 3.0 on a 2.14 cluster lists the objects of the kinds 3.0 removed, each
+// refused as removed with no KRI, beside the others judged as 3.0 judges them; audit on 2.14
+// judges the 2.14 kinds (MeshGateway, ZoneIngress) and skips the kinds without a KRI.
+func TestAuditKumaVersion(t *testing.T) {
+	env := testenv.StartForTest(t, testenv.Options{Kuma: testenv.Kuma214})
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kuma-demo"}}
+	if err := env.Client.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	for _, y := range []string{
+		"apiVersion: kuma.io/v1alpha1\nkind: MeshGateway\nmetadata: {name: edge}\nmesh: default\nspec: {conf: {listeners: [{port: 8080, protocol: HTTP}]}}\n",
+		"apiVersion: kuma.io/v1alpha1\nkind: ZoneIngress\nmetadata: {name: zi, namespace: kuma-demo}\nspec: {}\n",
+		"apiVersion: kuma.io/v1alpha1\nkind: TrafficRoute\nmetadata: {name: route-all}\nmesh: default\nspec: {}\n",
+		"apiVersion: kuma.io/v1alpha1\nkind: MeshGatewayInstance\nmetadata: {name: edge, namespace: kuma-demo}\nspec: {replicas: 1, serviceType: LoadBalancer}\n",
+		"apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: timeouts, namespace: kuma-demo, labels: {kuma.io/mesh: default}}\nspec: {}\n",
+	} {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Create(t.Context(), u); err != nil {
+			t.Fatalf("creating %s: %v", u.GetKind(), err)
+		}
+	}
+	admin := kubeconfig(t, env, "auditor", "system:masters")
+	judged := func(version string) (map[string]jsonResult, int) {
+		r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--kuma-version", version, "-o", "json")
+		out := map[string]jsonResult{}
+		for _, res := range decodeResults(t, r.stdout) {
+			out[res.Kind] = res
+		}
+		if r.stderr != "" {
+			t.Errorf("--kuma-version %s: stderr %s", version, r.stderr)
+		}
+		return out, r.code
+	}
+
+	on214, code := judged("2.14")
+	if code != ExitOK || len(on214) != 3 || on214["MeshGateway"].KRI != "kri_mgw_default___edge_" || on214["ZoneIngress"].KRI != "kri_zi____zi_" || !on214["MeshTimeout"].Allowed {
+		t.Errorf("2.14: exit %d, %+v; want the MeshGateway, ZoneIngress and MeshTimeout judged and allowed", code, on214)
+	}
+	on30, code := judged("3.0")
+	var removed []string
+	for kind, res := range on30 {
+		if kind == "MeshTimeout" {
+			if !res.Allowed {
+				t.Errorf("3.0: MeshTimeout denied: %+v", res.Causes)
+			}
+			continue
+		}
+		if res.Allowed || res.KRI != "" || len(res.Causes) != 1 || res.Causes[0].Field != "kind" || !strings.Contains(res.Causes[0].Message, "removed in Kuma 3.0") {
+			t.Errorf("3.0: %s %+v, want refused as removed with no KRI", kind, res)
+		}
+		removed = append(removed, kind)
+	}
+	slices.Sort(removed)
+	if want := []string{"MeshGateway", "MeshGatewayInstance", "TrafficRoute", "ZoneIngress"}; code != ExitDenied || !slices.Equal(removed, want) {
+		t.Errorf("3.0: exit %d, removed kinds listed %q, want 1 and %q", code, removed, want)
+	}
 }

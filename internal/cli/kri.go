@@ -157,7 +157,8 @@ func kriOfCommand() *command {
 		long: `of reads manifests as check does and prints the KRI of each guarded Kuma object exactly as
 Kuma computes it for the object as stored (after the webhook's mutation: a generateName object
 has its deterministic name) and, when that KRI is not a valid one, every problem (then it exits
-1). Text output is "file:line: Kind namespace/name: KRI".`,
+1). A kind the release (--kuma-version) removed has no KRI: "no KRI" and why, and exit 1. Text
+output is "file:line: Kind namespace/name: KRI".`,
 		example: `  kriguard kri of examples/
   kubectl get meshtimeouts -A -o yaml | kriguard kri of -`,
 		flags: func(a *app, fs *pflag.FlagSet) {
@@ -170,6 +171,16 @@ has its deterministic name) and, when that KRI is not a valid one, every problem
 	}
 }
 
+// removedKind reports whether v refuses its object's kind as one the release removed.
+func removedKind(v rules.Decision) bool {
+	for _, f := range v.Findings() {
+		if f.Rule == rules.RuleRemovedKind {
+			return true
+		}
+	}
+	return false
+}
+
 // kriOf is an object's KRI as kri of -o json prints it.
 type kriOf struct {
 	Source     string `json:"source"`
@@ -180,7 +191,8 @@ type kriOf struct {
 	// Mesh is the mesh of a Kuma Universal resource, left out for Kubernetes objects.
 	Mesh string `json:"mesh,omitempty"`
 	Name string `json:"name"`
-	// KRI is the KRI Kuma computes for the object, valid or not.
+	// KRI is the KRI Kuma computes for the object, valid or not; "" for a kind the release removed
+	// (then Problems says so).
 	KRI   string `json:"kri"`
 	Valid bool   `json:"valid"`
 	// Problems are those of the KRI: the object's other problems (spec, status) are check's.
@@ -202,12 +214,18 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 	var t, invalid tally
 	jw := newJSONWriter(a.out, nil)
 	err = a.judgeManifests(ctx, args, &t, func(r Result, v rules.Decision) error {
-		if v.KRI() == "" {
-			return nil // a Kong kind: no KRI
-		}
 		k := kriOf{Source: r.Source, Line: r.Line, APIVersion: r.APIVersion, Kind: r.Object.Kind.Kind, Namespace: r.Object.Namespace,
 			Mesh: r.Object.Mesh, Name: r.Name(), KRI: v.KRI(), Valid: v.KRIValid, Problems: []jsonFinding{}}
-		if !v.KRIValid {
+		switch {
+		case k.KRI == "" && removedKind(v):
+			// A kind the release removed has no KRI there: say so rather than print none.
+			invalid.denied++
+			k.Problems = slices.DeleteFunc(jsonFindings(&r, r.Errors(), r.MoreErrors), func(c jsonFinding) bool {
+				return c.Rule != rules.RuleRemovedKind
+			})
+		case k.KRI == "":
+			return nil // a Kong kind: no KRI
+		case !v.KRIValid:
 			invalid.denied++
 			k.Problems = slices.DeleteFunc(jsonFindings(&r, r.Errors(), r.MoreErrors), func(c jsonFinding) bool {
 				return strings.HasPrefix(c.Field, "spec.") || strings.HasPrefix(c.Field, "status.")
@@ -216,13 +234,17 @@ func runKRIOf(a *app, ctx context.Context, args []string) int {
 		if format == formatJSON {
 			return jw.encode(k)
 		}
-		where := location(k.Source, k.Line) + ": " + r.ref() + ": " + k.KRI
+		where := location(k.Source, k.Line) + ": " + r.ref() + ": "
 		if k.Valid {
-			_, err := fmt.Fprintln(a.out, where)
+			_, err := fmt.Fprintln(a.out, where+k.KRI)
 			return err
 		}
+		what := k.KRI + ": not a valid KRI"
+		if k.KRI == "" {
+			what = "no KRI"
+		}
 		for _, c := range k.Problems {
-			if _, err := fmt.Fprintf(a.out, "%s: not a valid KRI: %s: %s\n", where, c.Field, c.Message); err != nil {
+			if _, err := fmt.Fprintf(a.out, "%s%s: %s: %s\n", where, what, c.Field, c.Message); err != nil {
 				return err
 			}
 		}

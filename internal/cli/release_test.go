@@ -83,15 +83,23 @@ func TestCheckKumaVersion(t *testing.T) {
 	}
 }
 
-// TestKRIOfKumaVersion: kri of judges the kinds of the release it is given: 3.0 has no KRI for
-// MeshGateway. On 2.14 it is not a guarded kind of the default configuration (as before releases
-// were known), so nothing is printed.
+// TestKRIOfKumaVersion: kri of judges the kinds of the release it is given: 2.14 gives a
+// MeshGateway its KRI, 3.0 has none for it and says why, in text and JSON, exiting 1.
 func TestKRIOfKumaVersion(t *testing.T) {
 	const gw = "apiVersion: kuma.io/v1alpha1\nkind: MeshGateway\nmetadata:\n  name: edge\nmesh: default\n"
-	if r := run(t, gw, "kri", "of", "-"); r.code != ExitOK || r.stdout != "" {
+	if r := run(t, gw, "kri", "of", "-"); r.code != ExitOK || r.stdout != "-:1: MeshGateway edge: kri_mgw_default___edge_\n" {
 		t.Errorf("2.14: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := run(t, gw, "kri", "of", "--kuma-version", "3.0", "-"); r.code != ExitDenied || !strings.Contains(r.stdout, "removed in Kuma 3.0") {
-		t.Errorf("3.0: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	const want = `-:1: MeshGateway edge: no KRI: kind: Invalid value: "MeshGateway": removed in Kuma 3.0: the built-in gateway is gone (delegated gateways remain)` + "\n"
+	if r := run(t, gw, "kri", "of", "--kuma-version", "3.0", "-"); r.code != ExitDenied || r.stdout != want {
+		t.Errorf("3.0: exit %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, want)
+	}
+	r := run(t, gw, "kri", "of", "--kuma-version", "3.0", "-o", "json", "-")
+	var got []kriOf
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, r.stdout)
+	}
+	if r.code != ExitDenied || len(got) != 1 || got[0].KRI != "" || got[0].Valid || len(got[0].Problems) != 1 || got[0].Problems[0].Field != "kind" {
+		t.Errorf("3.0 -o json: exit %d, %+v", r.code, got)
 	}
 }

@@ -3,6 +3,7 @@ package served
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -37,8 +39,16 @@ func (k Kind) GroupKind() schema.GroupKind { return schema.GroupKind{Group: k.GV
 // Kinds returns the kinds cfg guards that the cluster serves, in the configuration's order, each in
 // the first version of its group (the preferred one first) that serves it with the verbs asked for
 // ("list", and "watch" for the continuous audit). With namespaced, the cluster-scoped kinds are
-// left out: they have no objects in a namespace.
+// left out: they have no objects in a namespace. It is KindsFor the configuration's release.
 func Kinds(ctx context.Context, dc Discovery, cfg *rules.Config, namespaced bool, verbs ...string) ([]Kind, error) {
+	return KindsFor(ctx, dc, cfg, naming.Release{}, namespaced, verbs...)
+}
+
+// KindsFor is Kinds for the kinds cfg judges under rel (the zero Release: the configuration's): the
+// guarded ones, in the configuration's order, then the Kuma kinds rel removed that the cluster
+// still serves (CRDs an upgrade left behind, or a cluster not upgraded yet), by name, whose
+// objects rel refuses as removed.
+func KindsFor(ctx context.Context, dc Discovery, cfg *rules.Config, rel naming.Release, namespaced bool, verbs ...string) ([]Kind, error) {
 	groups, err := dc.ServerGroupsWithContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the API groups: %w", err)
@@ -70,7 +80,7 @@ func Kinds(ctx context.Context, dc Discovery, cfg *rules.Config, namespaced bool
 				if _, seen := found[gk]; seen || strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, verbs) {
 					continue
 				}
-				if _, ok := cfg.Enforcement(gk); !ok {
+				if !cfg.Judges(gk, rel) {
 					continue
 				}
 				found[gk] = Kind{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced}
@@ -78,12 +88,20 @@ func Kinds(ctx context.Context, dc Discovery, cfg *rules.Config, namespaced bool
 		}
 	}
 	var kinds []Kind
-	for _, k := range guarded {
-		sk, ok := found[schema.GroupKind{Group: k.Group, Kind: k.Kind}]
-		if !ok || (!sk.Namespaced && namespaced) {
-			continue
+	add := func(gk schema.GroupKind) {
+		sk, ok := found[gk]
+		delete(found, gk)
+		if ok && (sk.Namespaced || !namespaced) {
+			kinds = append(kinds, sk)
 		}
-		kinds = append(kinds, sk)
+	}
+	for _, k := range guarded {
+		add(schema.GroupKind{Group: k.Group, Kind: k.Kind})
+	}
+	for _, gk := range slices.SortedFunc(maps.Keys(found), func(a, b schema.GroupKind) int {
+		return strings.Compare(a.String(), b.String())
+	}) {
+		add(gk)
 	}
 	return kinds, nil
 }
