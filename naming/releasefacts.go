@@ -166,6 +166,15 @@ func (r Release) ValidatedName(obj Meta) string {
 	if slices.Contains(r.facts().overwritten, AnnotationDisplayName) {
 		return obj.GetName()
 	}
+	return r.ValidatedNameAsSent(obj)
+}
+
+// ValidatedNameAsSent returns the name r's control plane validates for obj, a Kubernetes object,
+// when its defaulting webhook leaves the object's labels and annotations as they were sent, as
+// every release does for a copy another control plane synced (KDS) that the control plane itself
+// writes (3.0: pkg/core/resources/labels/compute.go:127): the display name as the resource adapter
+// reads it, so that an 80-character copy of a 63-character name is judged by its 63 characters.
+func (r Release) ValidatedNameAsSent(obj Meta) string {
 	dn, ok := obj.GetAnnotations()[AnnotationDisplayName]
 	switch {
 	case ok && dn != "":

@@ -99,11 +99,36 @@ type KumaConfig struct {
 	// SystemNamespace is the namespace of Kuma's control plane, where KDS copies live; empty means
 	// kuma-system.
 	SystemNamespace string `json:"systemNamespace,omitempty"`
+	// ControlPlane is where ReleaseAuto finds the control plane: its Deployment's namespace
+	// (empty: SystemNamespace, else kuma-system) and name (empty: kuma-control-plane, as the Kuma
+	// chart names it).
+	ControlPlane ControlPlaneRef `json:"controlPlane,omitempty"`
 }
 
-// ReleaseAuto asks for the release of the control plane the webhook runs beside. It is not
-// detected yet: it stands for naming.DefaultRelease (docs/releases.md).
+// ControlPlaneRef names the Deployment of Kuma's control plane.
+type ControlPlaneRef struct {
+	Namespace  string `json:"namespace,omitempty"`
+	Deployment string `json:"deployment,omitempty"`
+}
+
+// ReleaseAuto asks for the release of the control plane the webhook runs beside: the front ends
+// detect it (internal/kumarelease) and name it in each Request; until they do, and when they
+// cannot, Release is naming.DefaultRelease (docs/releases.md).
 const ReleaseAuto = "auto"
+
+// ControlPlaneDeployment returns the namespace and name of the Deployment ReleaseAuto reads, ""
+// for the detection's defaults.
+func (c *Config) ControlPlaneDeployment() (namespace, name string) {
+	namespace = c.Kuma.ControlPlane.Namespace
+	if namespace == "" {
+		namespace = c.Kuma.SystemNamespace
+	}
+	return namespace, c.Kuma.ControlPlane.Deployment
+}
+
+// Auto reports whether the configuration leaves the release to detection (kuma.version auto or
+// unset).
+func (c *Config) Auto() bool { return c.Kuma.Version == "" || c.Kuma.Version == ReleaseAuto }
 
 // NoOverride is what the webhook's decision metric says when no requester override applied; no
 // override may take the name.
@@ -282,6 +307,17 @@ func buildConfig(c *Config) (*Config, error) {
 		release, _ = naming.ParseRelease(v)
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("kuma", "version"), v, versions))
+	}
+	cp := field.NewPath("kuma", "controlPlane")
+	if ns := c.Kuma.ControlPlane.Namespace; ns != "" {
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(cp.Child("namespace"), ns, msg))
+		}
+	}
+	if d := c.Kuma.ControlPlane.Deployment; d != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(d) {
+			errs = append(errs, field.Invalid(cp.Child("deployment"), d, msg))
+		}
 	}
 
 	switch m := c.Kuma.Mode; m {
@@ -571,7 +607,8 @@ func requiredOr(p *field.Path, got, want string) *field.Error {
 }
 
 // Release returns the Kuma release of kuma.version, which a Request that names none is judged
-// against; ReleaseAuto gives naming.DefaultRelease until the release is detected.
+// against; ReleaseAuto gives naming.DefaultRelease: the front ends that detect the release name
+// it in each Request.
 func (c *Config) Release() naming.Release { return c.configured }
 
 // Registry returns the KRI type registry: naming.DefaultRegistry() plus the configured types.

@@ -177,6 +177,7 @@ kinds:
 		{name: "missing kind", yaml: "apiVersion: kriguard.io/v1alpha1\n", err: "kind: Required value"},
 		{name: "bad default enforcement", yaml: header + "defaultEnforcement: strict\n", err: `defaultEnforcement: Unsupported value: "strict"`},
 		{name: "unknown Kuma release", yaml: header + "kuma:\n  version: \"3.1\"\n", err: `kuma.version: Unsupported value: "3.1": supported values: "auto", "2.14", "3.0"`},
+		{name: "bad control plane", yaml: header + "kuma:\n  controlPlane: {namespace: Kuma_System, deployment: \"cp/1\"}\n", err: `kuma.controlPlane.namespace: Invalid value: "Kuma_System"`},
 		{name: "Kuma release with a patch", yaml: header + "kuma:\n  version: v2.14.3\n", err: `kuma.version: Unsupported value: "v2.14.3"`},
 		{name: "unknown field of kuma", yaml: header + "kuma:\n  release: \"3.0\"\n", err: `unknown field "kuma.release"`},
 		{name: "type without short name", yaml: header + "types:\n- {kind: MeshWidget, scope: Mesh}\n", err: "types[0].shortName: Required value"},

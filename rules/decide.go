@@ -86,6 +86,8 @@ const (
 type Decision struct {
 	// Guarded is false for a kind the configuration does not guard: nothing else is set then.
 	Guarded bool
+	// Release is the Kuma release the object was judged against.
+	Release naming.Release
 	// Enforcement is how the request is enforced: its kind's, or that of the requester override
 	// named by Override ("" for none).
 	Enforcement Enforcement
@@ -149,7 +151,7 @@ func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
 	if !ok {
 		return Decision{}, nil
 	}
-	d := Decision{Guarded: true, Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
+	d := Decision{Guarded: true, Release: c.release, Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
 	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
 	switch {
 	case r.Universal:

@@ -73,15 +73,22 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 	if !g.kri || g.gk.Group != KumaGroup {
 		return kri, valid, before, after, notes
 	}
+	privileged := r.User == KumaControlPlaneUser
+	name := rel.ValidatedName(obj)
+	if _, synced := obj.labels[naming.LabelOrigin]; privileged && synced {
+		// The control plane keeps the labels and annotations of what it writes when the object
+		// did not originate on it (a KDS copy: the origin label says where it did); kriguard does
+		// not know the control plane's mode, so every such write is taken as one.
+		name = rel.ValidatedNameAsSent(obj)
+	}
 	n := len(before)
-	before = append(before, rel.ValidateName(g.gk.Kind, rel.ValidatedName(obj), namePath)...)
+	before = append(before, rel.ValidateName(g.gk.Kind, name, namePath)...)
 	// Only the RFC 1035 rule is the release's own: the 63 characters 2.14 holds two kinds to are
 	// left to their KRI rule, as before releases were known.
 	if !rel.RFC1035Name(g.gk.Kind) {
 		before = before[:n]
 	}
 	tag(before, n, RuleReleaseName)
-	privileged := r.User == KumaControlPlaneUser
 	if rel.ChecksMeshOwnerReference() && !privileged {
 		n = len(before)
 		before = tag(c.meshOwnerReferences(g, kri, r.Object, before), n, RuleMeshOwnerReference)

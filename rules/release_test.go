@@ -75,6 +75,13 @@ func TestReleaseRules(t *testing.T) {
 		{name: "display name equal to metadata.name", kind: "MeshTimeout", raw: obj("MeshTimeout", `"name":"t",`+mesh+`,"annotations":{"kuma.io/display-name":"t"}`, "")},
 		{name: "origin label of the control plane's copy", kind: "MeshTimeout", user: KumaControlPlaneUser,
 			raw: obj("MeshTimeout", `"name":"t","labels":{"kuma.io/mesh":"m1","kuma.io/origin":"global"}`, "")},
+		// A KDS copy of a 63-character MeshService: 80 characters of metadata.name, the original in
+		// the annotation, which the control plane keeps on what it syncs (compute.go:127).
+		{name: "KDS copy written by the control plane", kind: "MeshService", user: KumaControlPlaneUser,
+			raw: obj("MeshService", `"name":"`+strings.Repeat("s", 63)+`-4dv9w4x47w8w98v4","labels":{"kuma.io/mesh":"m1","kuma.io/origin":"global","kuma.io/zone":"east"},"annotations":{"kuma.io/display-name":"`+strings.Repeat("s", 63)+`"}`, "")},
+		{name: "the same copy sent by a user", kind: "MeshService",
+			raw:  obj("MeshService", `"name":"`+strings.Repeat("s", 63)+`-4dv9w4x47w8w98v4","labels":{"kuma.io/mesh":"m1","kuma.io/origin":"global","kuma.io/zone":"east"},"annotations":{"kuma.io/display-name":"`+strings.Repeat("s", 63)+`"}`, ""),
+			want: []Rule{RuleReleaseName, RuleOverwrittenKey, RuleOverwrittenKey}, inMessage: "RFC 1035"},
 	}
 	releaseRules := Rules()[slices.Index(Rules(), RuleRemovedKind):slices.Index(Rules(), RuleKongRouteName)]
 	c := DefaultConfig()

@@ -948,28 +948,32 @@ func TestDecisionsCounted(t *testing.T) {
 		name   string
 		h      admission.Handler
 		req    admission.Request
-		labels []string // kind, operation, decision, enforcement, override
+		labels []string // kind, operation, decision, enforcement, override, kuma_release
 	}{
-		{"denied", NewValidator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "denied", "deny", "none"}},
-		{"warned", NewValidator(warn), request(admissionv1.Update, bad, kuma("MeshTimeout", "kuma-system", "t1", nil, nil)), []string{"MeshTimeout", "UPDATE", "warned", "warn", "none"}},
-		{"dryrun", NewValidator(dry), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "dryrun", "dryrun", "none"}},
-		{"allowed", NewValidator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "allowed", "deny", "none"}},
-		{"delete", NewValidator(def), request(admissionv1.Delete, nil, bad), []string{"MeshTimeout", "DELETE", "allowed", "deny", "none"}},
-		{"other operation", NewValidator(def), request("PATCH", bad, nil), []string{"MeshTimeout", "other", "allowed", "deny", "none"}},
-		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none", "none"}},
-		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny", "none"}},
-		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none", "none"}},
-		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none"}},
-		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none"}},
-		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny", "none"}},
+		{"denied", NewValidator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "denied", "deny", "none", "2.14"}},
+		{"warned", NewValidator(warn), request(admissionv1.Update, bad, kuma("MeshTimeout", "kuma-system", "t1", nil, nil)), []string{"MeshTimeout", "UPDATE", "warned", "warn", "none", "2.14"}},
+		{"dryrun", NewValidator(dry), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "dryrun", "dryrun", "none", "2.14"}},
+		{"allowed", NewValidator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "allowed", "deny", "none", "2.14"}},
+		{"delete", NewValidator(def), request(admissionv1.Delete, nil, bad), []string{"MeshTimeout", "DELETE", "allowed", "deny", "none", "2.14"}},
+		{"other operation", NewValidator(def), request("PATCH", bad, nil), []string{"MeshTimeout", "other", "allowed", "deny", "none", "2.14"}},
+		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none", "none", "none"}},
+		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny", "none", "2.14"}},
+		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none", "none", "none"}},
+		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none", "2.14"}},
+		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none", "2.14"}},
+		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny", "none", "2.14"}},
+		{"judged on the release in force", NewValidator(def).WithRelease(func() naming.Release { return naming.Kuma3_0 }),
+			request(admissionv1.Create, kuma("MeshService", "kuma-system", "1svc", nil, nil), nil), []string{"MeshService", "CREATE", "denied", "deny", "none", "3.0"}},
+		{"the same on 2.14", NewValidator(def).WithRelease(func() naming.Release { return naming.Kuma2_14 }),
+			request(admissionv1.Create, kuma("MeshService", "kuma-system", "1svc", nil, nil), nil), []string{"MeshService", "CREATE", "allowed", "deny", "none", "2.14"}},
 		{"Kuma's control plane warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), rules.KumaControlPlaneUser),
-			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kuma-control-plane"}},
+			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kuma-control-plane", "2.14"}},
 		{"Kong's operator warned", NewValidator(def), as(request(admissionv1.Create, bad, nil), rules.KongOperatorUser),
-			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kong-operator"}},
+			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kong-operator", "2.14"}},
 		{"Kuma's control plane allowed", NewValidator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
-			[]string{"MeshService", "CREATE", "allowed", "warn", "kuma-control-plane"}},
+			[]string{"MeshService", "CREATE", "allowed", "warn", "kuma-control-plane", "2.14"}},
 		{"Kuma's control plane patched", NewMutator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
-			[]string{"MeshService", "CREATE", "mutated", "warn", "kuma-control-plane"}},
+			[]string{"MeshService", "CREATE", "mutated", "warn", "kuma-control-plane", "2.14"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

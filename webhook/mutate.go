@@ -32,7 +32,8 @@ import (
 // An object whose KRI or name cannot be built is left alone: /validate rejects it with the
 // reasons. Kinds enforced in dryrun mode are not patched; the patch is only logged and counted.
 type Mutator struct {
-	cfg *rules.Config
+	cfg     *rules.Config
+	release ReleaseFunc
 }
 
 var _ admission.Handler = (*Mutator)(nil)
@@ -40,9 +41,16 @@ var _ admission.Handler = (*Mutator)(nil)
 // NewMutator returns the handler of /mutate for c.
 func NewMutator(c *rules.Config) *Mutator { return &Mutator{cfg: c} }
 
+// WithRelease returns m judging each request against the release f returns then.
+func (m *Mutator) WithRelease(f ReleaseFunc) *Mutator {
+	cp := *m
+	cp.release = f
+	return &cp
+}
+
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil)
+	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get())
 	if done != nil {
 		return *done
 	}

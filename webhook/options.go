@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kriguard/kriguard/internal/kumarelease"
 )
 
 // Certificate management modes (--cert-management).
@@ -70,6 +72,9 @@ type Options struct {
 	// at admission (PeerCache); 0, the default, turns the cache off. The webhook then needs list
 	// and watch on KongSNIs and KongCertificates.
 	PeerCacheMaxObjects int
+	// KumaRecheckInterval is how often kuma.version auto reads the control plane's version again,
+	// so that an upgrade of Kuma is followed without a restart.
+	KumaRecheckInterval time.Duration
 }
 
 // NewOptions returns the defaults of every flag.
@@ -89,6 +94,7 @@ func NewOptions() Options {
 		ShutdownDelay:                  5 * time.Second,
 		MemoryLimit:                    DefaultMemoryLimit,
 		CAOverlap:                      defaultCAOverlap,
+		KumaRecheckInterval:            kumarelease.DefaultInterval,
 	}
 }
 
@@ -134,6 +140,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"most KongSNIs and KongCertificates cached (list and watch) to compare admitted KongSNIs with (docs/unique.md; suggested: 50000); past it, or before the cache syncs, requests are admitted with a note; 0 turns the cache off")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", d.ShutdownDelay,
 		"time the server keeps serving after SIGTERM before it stops")
+	fs.DurationVar(&o.KumaRecheckInterval, "kuma-recheck-interval", d.KumaRecheckInterval,
+		"with kuma.version auto, how often the Kuma control plane's version is read again")
 }
 
 // Validate reports every bad option, each naming its flag.
@@ -177,6 +185,9 @@ func (o *Options) Validate() error {
 	}
 	if o.CAOverlap <= 0 {
 		bad("ca-overlap", "%s is not positive", o.CAOverlap)
+	}
+	if o.KumaRecheckInterval <= 0 {
+		bad("kuma-recheck-interval", "%s is not positive", o.KumaRecheckInterval)
 	}
 	if o.ShutdownDelay < 0 {
 		bad("shutdown-delay", "%s is negative", o.ShutdownDelay)

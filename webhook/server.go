@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -27,6 +28,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/kriguard/kriguard/internal/kumarelease"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -72,9 +74,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 	minTLS, _ := tlsVersion(o.TLSMinVersion)
 	log := logf.Log.WithName("kriguard")
-	if conf.Kuma.Version == "" || conf.Kuma.Version == rules.ReleaseAuto {
-		log.Info("warning: kuma.version auto is not detected yet: objects are judged against the default Kuma release", "kumaRelease", conf.Release().String())
-	} else {
+	if !conf.Auto() {
 		log.Info("judging against the configured Kuma release", "kumaRelease", conf.Release().String())
 	}
 	budget, err := NewBudget(o.MemoryLimit)
@@ -156,7 +156,14 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 
 	drain := &drainer{delay: o.ShutdownDelay, log: log}
-	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log}
+	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log, registered: make(chan struct{})}
+	if conf.Auto() {
+		w, err := releaseWatcher(cfg, mgr, conf, o.KumaRecheckInterval, log.WithName("kuma"))
+		if err != nil {
+			return nil, err
+		}
+		reg.release, reg.detected = w.Release, w.Checked()
+	}
 	if o.PeerCacheMaxObjects > 0 {
 		peers, err := NewPeerCache(cfg, o.PeerCacheMaxObjects)
 		if err != nil {
@@ -179,6 +186,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	for name, check := range map[string]healthz.Checker{
 		"webhook":  server.StartedChecker(),
 		"certs":    closedChecker(ready, "certificates are not ready"),
+		"webhooks": closedChecker(reg.registered, "the webhooks are not registered yet"),
 		"shutdown": drain.Check,
 	} {
 		if err := mgr.AddReadyzCheck(name, check); err != nil {
@@ -242,29 +250,60 @@ func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {
 	}
 }
 
+// releaseWatcher adds to mgr the watcher of the Kuma release that kuma.version auto asks for
+// (docs/releases.md, "Which release a cluster runs"): it reads the control plane's Deployment with
+// the manager's uncached reader (one GET by name, which RBAC can limit to that name) and the
+// served Kuma kinds with discovery.
+func releaseWatcher(cfg *rest.Config, mgr manager.Manager, conf *rules.Config, interval time.Duration, log logr.Logger) (*kumarelease.Watcher, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating discovery client: %w", err)
+	}
+	ns, name := conf.ControlPlaneDeployment()
+	w := kumarelease.NewWatcher(kumarelease.FromReader(mgr.GetAPIReader()), dc,
+		kumarelease.Options{Namespace: ns, Deployment: name}, interval, log)
+	if err := mgr.Add(w); err != nil {
+		return nil, fmt.Errorf("adding Kuma release detection: %w", err)
+	}
+	return w, nil
+}
+
 // registrar registers the webhooks once the certificates are ready, the cert-controller way: a
 // request that arrives before is answered 404 by the server, which the API server treats as a
-// webhook failure, rather than served with a certificate the API server does not trust yet.
+// webhook failure, rather than served with a certificate the API server does not trust yet. With
+// kuma.version auto it also waits for the first detection of the release (which ends, known or
+// not, within the recheck interval or 10s, whichever is longer), so that no request is judged
+// before it.
 type registrar struct {
-	server crwebhook.Server
-	peers  rules.Peers
-	ready  <-chan struct{}
-	conf   *rules.Config
-	budget *Budget
-	drain  *drainer
-	log    logr.Logger
+	server   crwebhook.Server
+	peers    rules.Peers
+	ready    <-chan struct{}
+	conf     *rules.Config
+	budget   *Budget
+	drain    *drainer
+	log      logr.Logger
+	release  ReleaseFunc
+	detected <-chan struct{}
+	// registered is closed once the webhooks are registered.
+	registered chan struct{}
 }
 
 func (r *registrar) NeedLeaderElection() bool { return false }
 
 func (r *registrar) Start(ctx context.Context) error {
-	select {
-	case <-r.ready:
-	case <-ctx.Done():
-		return nil
+	for _, ch := range []<-chan struct{}{r.ready, r.detected} {
+		if ch == nil {
+			continue // no detection: the configured release
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
 	}
-	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers), r.budget)))
-	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf), r.budget)))
+	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers).WithRelease(r.release), r.budget)))
+	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf).WithRelease(r.release), r.budget)))
+	close(r.registered)
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath, "reviewBudgetBytes", r.budget.Size())
 	<-ctx.Done()
 	return nil

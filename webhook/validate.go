@@ -13,14 +13,16 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
 // Validator is the handler of /validate: it rejects guarded objects whose names break a rule of
 // the naming core, with HTTP 422 and one cause per problem at the offending field.
 type Validator struct {
-	cfg   *rules.Config
-	peers rules.Peers
+	cfg     *rules.Config
+	peers   rules.Peers
+	release ReleaseFunc
 }
 
 var _ admission.Handler = (*Validator)(nil)
@@ -36,6 +38,25 @@ func (v *Validator) WithPeers(peers rules.Peers) *Validator {
 	return &cp
 }
 
+// WithRelease returns v judging each request against the release f returns then.
+func (v *Validator) WithRelease(f ReleaseFunc) *Validator {
+	cp := *v
+	cp.release = f
+	return &cp
+}
+
+// ReleaseFunc returns the Kuma release a request is judged against now: the detected one when
+// the configuration says kuma.version auto (internal/kumarelease). Nil, or the zero Release,
+// means the configuration's.
+type ReleaseFunc func() naming.Release
+
+func (f ReleaseFunc) get() naming.Release {
+	if f == nil {
+		return naming.Release{}
+	}
+	return f()
+}
+
 // Handle decides one admission request with rules.Config.Decide and writes the answer.
 //
 // The request is enforced as its kind is configured, unless a requester override matches its user
@@ -43,7 +64,7 @@ func (v *Validator) WithPeers(peers rules.Peers) *Validator {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers)
+	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get())
 	if done != nil {
 		return *done
 	}
@@ -69,17 +90,17 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 		countDecision(d, req.Operation, decisionWarned)
 		log.Info("warned", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
 		return admission.Allowed("").WithWarnings(warnings.bounded()...)
 	case rules.DryRun:
 		countDecision(d, req.Operation, decisionDryRun)
 		log.Info("would deny", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
 		return admission.Allowed("")
 	case rules.Denied:
 		countDecision(d, req.Operation, decisionDenied)
 		log.Info("denied", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
 		return invalid(gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
 	countDecision(d, req.Operation, decisionAllowed)
@@ -90,7 +111,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
 // whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
 // the final response.
-func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers) (rules.Decision, *admission.Response) {
+func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release) (rules.Decision, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
@@ -111,6 +132,7 @@ func decide(ctx context.Context, c *rules.Config, req admission.Request, phase r
 		Peers:       peers,
 		MaxErrors:   MaxCauses,
 		MaxWarnings: maxWarnings,
+		Release:     rel,
 	})
 	log := logf.FromContext(ctx)
 	switch {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kriguard/kriguard/internal/kumarelease"
 	"github.com/kriguard/kriguard/internal/served"
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
@@ -32,8 +33,13 @@ created before kriguard was installed, or while it only warned, show up here. Re
 as they come, with no cap on their number. On a terminal, standard error shows the progress
 (kinds done, objects checked, objects per second).
 
+With kuma.version auto (the default) and no --kuma-version, the Kuma release is detected as the
+webhook detects it: from the control plane's Deployment (kuma.controlPlane, default
+kuma-system/kuma-control-plane), cross-checked with the served kinds; when it cannot be, objects are
+judged against the default release with a warning (docs/releases.md).
+
 It needs only to read: list on the guarded kinds (the chart's audit ClusterRole, off by default,
-grants exactly that; docs/cli.md).
+grants exactly that; docs/cli.md), and get on the control plane's Deployment for the detection.
 
 --report=cluster also writes an OpenReports Report (ClusterReport for a cluster-scoped object) for
 each object with findings, owned by it, and deletes kriguard's reports of objects that no longer
@@ -116,7 +122,14 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		if a.allNamespaces {
 			ns = ""
 		}
-		au := &auditor{rest: z.rest, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
+		release := a.release
+		if release == (naming.Release{}) && a.cfg.Auto() {
+			// Each cluster runs its own control plane, of its own release.
+			if release, err = a.detectRelease(ctx, z.rest, z.prefix); err != nil {
+				return a.fail(path, err)
+			}
+		}
+		au := &auditor{rest: z.rest, rules: a.cfg, release: release, namespace: ns, chunk: a.chunkSize}
 		zone := z.name
 		au.listedItem = func(gk schema.GroupKind, item []byte) {
 			across.add(zone, gk, item, placed{source: SourceCluster}, nil)
@@ -171,6 +184,29 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	return t.exitCode()
+}
+
+// detectRelease finds the Kuma release of a cluster's control plane as the webhook does with
+// kuma.version auto (internal/kumarelease). An unknown one gives the default release, with a
+// warning on standard error; so does a served kind that disagrees.
+func (a *app) detectRelease(ctx context.Context, cfg *rest.Config, prefix string) (naming.Release, error) {
+	get, err := kumarelease.FromConfig(cfg)
+	if err != nil {
+		return naming.Release{}, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return naming.Release{}, fmt.Errorf("building the discovery client: %w", err)
+	}
+	ns, name := a.cfg.ControlPlaneDeployment()
+	d := kumarelease.Detect(ctx, get, dc, kumarelease.Options{Namespace: ns, Deployment: name})
+	if !d.Known {
+		fmt.Fprintf(a.errOut, "kriguard audit: %swarning: the Kuma release is unknown (%s): judging against %s, the most permissive; --kuma-version chooses one\n", prefix, d.Problem, d.Release)
+	}
+	if d.CrossCheck != "" {
+		fmt.Fprintf(a.errOut, "kriguard audit: %swarning: Kuma %s: %s\n", prefix, d.Release, d.CrossCheck)
+	}
+	return d.Release, nil
 }
 
 // auditZone is one cluster audit reads: a zone of a deployment when there are several.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -247,7 +248,7 @@ func TestAudit(t *testing.T) {
 		if strings.Contains(out.String(), "audit:") {
 			t.Errorf("progress on standard output")
 		}
-		if r := run(t, "", "audit", "--kubeconfig", admin, "-A", "-o", "json"); r.stderr != "" {
+		if r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--kuma-version", "2.14", "-o", "json"); r.stderr != "" {
 			t.Errorf("not a terminal: stderr should stay quiet, got %q", r.stderr)
 		}
 	})
@@ -256,10 +257,10 @@ func TestAudit(t *testing.T) {
 		applyChartAuditRBAC(t, env, "auditors")
 		auditor := kubeconfig(t, env, "carol", "auditors")
 		// The API server's RBAC authorizer learns of new roles from an informer: give it a moment.
-		r := run(t, "", "audit", "--kubeconfig", auditor, "-A", "-o", "json")
+		r := run(t, "", "audit", "--kubeconfig", auditor, "-A", "--kuma-version", "2.14", "-o", "json")
 		for deadline := time.Now().Add(10 * time.Second); r.code == ExitError && time.Now().Before(deadline); {
 			time.Sleep(100 * time.Millisecond)
-			r = run(t, "", "audit", "--kubeconfig", auditor, "-A", "-o", "json")
+			r = run(t, "", "audit", "--kubeconfig", auditor, "-A", "--kuma-version", "2.14", "-o", "json")
 		}
 		if r.code != ExitDenied || r.stderr != "" {
 			t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
@@ -348,7 +349,7 @@ current-context: c
 			}
 		}
 		for _, format := range []string{"text", "json"} {
-			r := run(t, "", "audit", "--kubeconfig", admin, "-n", ns, "--chunk-size", "1", "-o", format)
+			r := run(t, "", "audit", "--kubeconfig", admin, "-n", ns, "--chunk-size", "1", "--kuma-version", "2.14", "-o", format)
 			if r.code != ExitDenied || r.stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 			}
@@ -471,16 +472,20 @@ func TestAuditKumaVersion(t *testing.T) {
 		}
 	}
 	admin := kubeconfig(t, env, "auditor", "system:masters")
-	judged := func(version string) (map[string]jsonResult, int) {
-		r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--kuma-version", version, "-o", "json")
+	audit := func(args ...string) (map[string]jsonResult, int, string) {
+		r := run(t, "", append([]string{"audit", "--kubeconfig", admin, "-A", "-o", "json"}, args...)...)
 		out := map[string]jsonResult{}
 		for _, res := range decodeResults(t, r.stdout) {
 			out[res.Kind] = res
 		}
-		if r.stderr != "" {
-			t.Errorf("--kuma-version %s: stderr %s", version, r.stderr)
+		return out, r.code, r.stderr
+	}
+	judged := func(version string) (map[string]jsonResult, int) {
+		out, code, stderr := audit("--kuma-version", version)
+		if stderr != "" {
+			t.Errorf("--kuma-version %s: stderr %s", version, stderr)
 		}
-		return out, r.code
+		return out, code
 	}
 
 	on214, code := judged("2.14")
@@ -504,5 +509,28 @@ func TestAuditKumaVersion(t *testing.T) {
 	slices.Sort(removed)
 	if want := []string{"MeshGateway", "MeshGatewayInstance", "TrafficRoute", "ZoneIngress"}; code != ExitDenied || !slices.Equal(removed, want) {
 		t.Errorf("3.0: exit %d, removed kinds listed %q, want 1 and %q", code, removed, want)
+	}
+
+	// Without --kuma-version, the release is detected as the webhook detects it: none without a
+	// control plane (2.14, with a warning), 3.0 once its Deployment runs 3.0 (with a warning that
+	// 2.14's CRDs are still served).
+	got, code, stderr := audit()
+	if code != ExitOK || len(got) != len(on214) || !strings.Contains(stderr, "kriguard audit: warning: the Kuma release is unknown (no Deployment kuma-system/kuma-control-plane") {
+		t.Errorf("no control plane: exit %d, %d results, stderr %q", code, len(got), stderr)
+	}
+	if err := env.Client.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kuma-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	cp := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kuma-system", Name: "kuma-control-plane"}}
+	cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kuma-control-plane"}}
+	cp.Spec.Template.Labels = cp.Spec.Selector.MatchLabels
+	cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: "docker.io/kumahq/kuma-cp:3.0.0"}}
+	if err := env.Client.Create(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	got, code, stderr = audit()
+	if code != ExitDenied || len(got) != len(on30) || !got["MeshTimeout"].Allowed || got["MeshGateway"].Allowed ||
+		!strings.Contains(stderr, "kriguard audit: warning: Kuma 3.0: the kinds ") || strings.Contains(stderr, "unknown") {
+		t.Errorf("a 3.0 control plane: exit %d, %d results, stderr %q", code, len(got), stderr)
 	}
 }

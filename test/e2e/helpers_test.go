@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 const (
@@ -205,14 +207,21 @@ func decisions(t *testing.T, kind, operation, decision, enforcement string) floa
 	return overrideDecisions(t, kind, operation, decision, enforcement, "none")
 }
 
-// overrideDecisions returns the in-process webhook's decision counter for the given labels.
+// overrideDecisions returns the in-process webhook's decision counter for the given labels, and
+// the release of the package's webhook: 2.14, the default, as env runs no Kuma control plane.
 func overrideDecisions(t *testing.T, kind, operation, decision, enforcement, override string) float64 {
+	t.Helper()
+	return releaseDecisions(t, kind, operation, decision, enforcement, override, naming.Kuma2_14.String())
+}
+
+// releaseDecisions returns the in-process webhooks' decision counter for the given labels.
+func releaseDecisions(t *testing.T, kind, operation, decision, enforcement, override, release string) float64 {
 	t.Helper()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatalf("gathering metrics: %v", err)
 	}
-	want := map[string]string{"kind": kind, "operation": operation, "decision": decision, "enforcement": enforcement, "override": override}
+	want := map[string]string{"kind": kind, "operation": operation, "decision": decision, "enforcement": enforcement, "override": override, "kuma_release": release}
 	for _, f := range families {
 		if f.GetName() != "kriguard_admission_decisions_total" {
 			continue

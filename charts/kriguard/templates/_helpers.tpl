@@ -161,3 +161,8 @@ matchExpressions:
 {{- end -}}
 [{{ join ", " $q }}]
 {{- end -}}
+
+{{/* The name of the Kuma control plane's Deployment that kuma.version auto reads. */}}
+{{- define "kriguard.kumaControlPlane" -}}
+{{- (.Values.config.kuma.controlPlane | default dict).deployment | default "kuma-control-plane" -}}
+{{- end -}}
