@@ -253,6 +253,10 @@ func checkObjectSet(t *testing.T, objs manifest, n names, values map[string]any,
 			"RoleBinding/"+n.full+"-cert-controller", "ClusterRole/"+n.full+"-cert-controller",
 			"ClusterRoleBinding/"+n.full+"-cert-controller")
 	}
+	if fmt.Sprint(values["config"].(map[string]any)["kuma"].(map[string]any)["version"]) == "auto" {
+		// kuma.version auto reads the Kuma control plane's Deployment.
+		want = append(want, "ClusterRole/"+n.full+"-kuma-release", "ClusterRoleBinding/"+n.full+"-kuma-release")
+	}
 	got := objs.names()
 	slices.Sort(got)
 	slices.Sort(want)
@@ -430,8 +434,9 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 			t.Errorf("pod label %s = %q, the selector wants %q", k, podLabels[k], v)
 		}
 	}
-	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != !certManager {
-		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller only", got)
+	auto := fmt.Sprint(values["config"].(map[string]any)["kuma"].(map[string]any)["version"]) == "auto"
+	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != (!certManager || auto) {
+		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller and kuma.version auto only", got)
 	}
 	if got := field(t, pod, "spec", "serviceAccountName"); got != n.serviceAccount {
 		t.Errorf("serviceAccountName = %v", got)
@@ -584,7 +589,11 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		Kind               string `json:"kind"`
 		DefaultEnforcement string `json:"defaultEnforcement"`
 		Kuma               struct {
-			Version string `json:"version"`
+			Version      string `json:"version"`
+			ControlPlane struct {
+				Namespace  string `json:"namespace"`
+				Deployment string `json:"deployment"`
+			} `json:"controlPlane"`
 		} `json:"kuma"`
 		Types      []map[string]any `json:"types"`
 		Kinds      []map[string]any `json:"kinds"`
@@ -625,6 +634,10 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 	kuma, _ := cfgValues["kuma"].(map[string]any)
 	if v := str(kuma["version"]); cfg.Kuma.Version != v || v != "auto" && parsed.Release().String() != v {
 		t.Errorf("config.yaml kuma.version %q (release %s), want %q", cfg.Kuma.Version, parsed.Release(), v)
+	}
+	cp, _ := kuma["controlPlane"].(map[string]any)
+	if got := parsed.Kuma.ControlPlane; got.Namespace != str(cp["namespace"]) || got.Deployment != str(cp["deployment"]) {
+		t.Errorf("config.yaml kuma.controlPlane %+v, want %v", got, cp)
 	}
 	want := guardedKinds(values)
 	if len(cfg.Kinds) != len(want) {
@@ -673,6 +686,14 @@ func checkRBAC(t *testing.T, objs manifest, n names) {
 			t.Errorf("%s subjects = %v, want only the chart's ServiceAccount", kind, subjects)
 		}
 	}
+	for _, cr := range objs.ofKind("ClusterRole") {
+		if cr.GetName() != n.full+"-kuma-release" {
+			continue
+		}
+		if got := fmt.Sprint(slice(t, cr, "rules")); got != "[map[apiGroups:[apps] resourceNames:[kuma-control-plane] resources:[deployments] verbs:[get]]]" {
+			t.Errorf("ClusterRole %s-kuma-release rules %s, want get on the Deployment kuma-control-plane only", n.full, got)
+		}
+	}
 	s := objs.get(t, "Secret", n.secret)
 	if s.Object["data"] != nil || s.Object["stringData"] != nil {
 		t.Errorf("Secret %s carries data in the template; helm upgrade would overwrite cert-controller's certificate", n.secret)
@@ -698,8 +719,11 @@ func checkCertManager(t *testing.T, objs manifest, n names, values map[string]an
 		t.Errorf("Certificate issuerRef.name = %v, want %s", got, wantIssuer)
 	}
 	for _, kind := range []string{"Secret", "Role", "ClusterRole"} {
-		if len(objs.ofKind(kind)) > 0 {
-			t.Errorf("cert-manager mode renders a %s; the webhook needs no API access then", kind)
+		for _, o := range objs.ofKind(kind) {
+			if o.GetName() == n.full+"-kuma-release" {
+				continue // kuma.version auto reads the Kuma control plane's Deployment
+			}
+			t.Errorf("cert-manager mode renders %s %s; the webhook needs no API access then but to read the Kuma release", kind, o.GetName())
 		}
 	}
 }
