@@ -55,7 +55,7 @@ func (w *Watcher) Detection() Detection {
 // Checked is closed once the first detection is done.
 func (w *Watcher) Checked() <-chan struct{} { return w.checked }
 
-// NeedLeaderElection: every replica judges, so every replica detects.
+// NeedLeaderElection returns false: every replica judges, so every replica detects.
 func (w *Watcher) NeedLeaderElection() bool { return false }
 
 // Start detects now and then every interval until ctx is done.
