@@ -141,9 +141,15 @@ func TestAuditClusterRoleReports(t *testing.T) {
 		objs := render(t, "x", releaseNamespace, fmt.Sprintf("audit: {clusterRole: {create: true, reports: %t}}", on))
 		var reportRules []map[string]any
 		for _, r := range slice(t, objs.get(t, "ClusterRole", "x-kriguard-audit"), "rules") {
-			if slices.Contains(strs(r["apiGroups"]), "openreports.io") {
+			switch {
+			case slices.Contains(strs(r["apiGroups"]), "openreports.io"):
 				reportRules = append(reportRules, r)
-			} else if !slices.Equal(strs(r["verbs"]), []string{"list"}) {
+			case slices.Contains(strs(r["apiGroups"]), "apps"):
+				// the release detection of kuma.version auto: get on the Kuma control plane's Deployment
+				if !slices.Equal(strs(r["verbs"]), []string{"get"}) || !slices.Equal(strs(r["resourceNames"]), []string{"kuma-control-plane"}) {
+					t.Errorf("reports %t: rule %v, want get on the Deployment kuma-control-plane only", on, r)
+				}
+			case !slices.Equal(strs(r["verbs"]), []string{"list"}):
 				t.Errorf("reports %t: rule %v, want list only", on, r)
 			}
 		}
