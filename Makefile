@@ -27,6 +27,10 @@ demo: ## start a local control plane guarded by the webhook and apply examples/ 
 bench: ## run the benchmarks
 	./hack/bench.sh
 
+.PHONY: bench-stages
+bench-stages: ## instructions of one admission review, stage by stage, with callgrind (docs/performance.md)
+	./hack/bench-stages.sh
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s; FUZZ=name to pick); failures land in testdata/fuzz/
 	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) ./hack/fuzz.sh
