@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -194,4 +195,40 @@ func BenchmarkAllowAll(b *testing.B) {
 	benchmarkServe(b, admission.HandlerFunc(func(_ context.Context, _ admission.Request) admission.Response {
 		return admission.Allowed("")
 	}), benchTimeout)
+}
+
+// FuzzDecodeReview checks decodeReview against reviewDecoder, which it skips for bodies that start
+// as the API server writes a review. What the decoder decodes, decodeReview decodes the same, and
+// what it refuses, the decoder refuses. They differ on purpose in one thing: the decoder finds the
+// version with a case-insensitive pass of its own ("KIND" counts as "kind"), decodeReview takes the
+// apiVersion and kind the review decodes to, as the answer's version.
+func FuzzDecodeReview(f *testing.F) {
+	f.Add(reviewBody(f, request("CREATE", benchTimeout, nil)))
+	f.Add(reviewBody(f, request("UPDATE", benchTimeout.with("generateName", "t-"), benchTimeout)))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"1","object":{"a":1e3}},"apiVersion":"admission.k8s.io/v1beta1"}`))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1","request":{"uid":5}}`))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","Request":{"UID":"x"}}`))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","KIND":"Other","request":{"uid":"1"}}`))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","KIND":5}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var fast, slow admission.Request
+		fr := unversionedReview{}
+		fr.Request = &fast.AdmissionRequest
+		sr := unversionedReview{}
+		sr.Request = &slow.AdmissionRequest
+		fgvk, ferr := decodeReview(raw, &fr)
+		_, sgvk, serr := reviewDecoder.Decode(raw, nil, &sr)
+		switch {
+		case ferr != nil && serr == nil:
+			t.Fatalf("decodeReview: %v; the decoder decodes it", ferr)
+		case ferr != nil || serr != nil:
+			return
+		}
+		if *sgvk == sr.GroupVersionKind() && *fgvk != *sgvk {
+			t.Errorf("version %v, the decoder's %v", *fgvk, *sgvk)
+		}
+		if !reflect.DeepEqual(fr, sr) {
+			t.Errorf("decodeReview:\n%+v\nthe decoder:\n%+v", fr, sr)
+		}
+	})
 }

@@ -115,7 +115,7 @@ func decodeStage(tb testing.TB, raw []byte) (admission.Request, *schema.GroupVer
 	ar := unversionedReview{}
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	_, gvk, err := reviewDecoder.Decode(raw, nil, &ar)
+	gvk, err := decodeReview(raw, &ar)
 	if err != nil {
 		tb.Fatal(err)
 	}
