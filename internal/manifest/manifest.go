@@ -303,6 +303,26 @@ func firstContentLine(body []byte, start int) int {
 	return start
 }
 
+// crlfToLF turns the CR LF line breaks of a document written on Windows into LF, in place, when every
+// CR of it ends a line, so that the streaming reader reads it. YAML reads a CR LF break as one line
+// break wherever it is, in scalars too (go-yaml normalises it to LF), so the document means the
+// same; lines and columns do not move. A lone CR, also a line break to YAML, is left to go-yaml.
+func crlfToLF(b []byte) []byte {
+	n := bytes.Count(b, []byte("\r"))
+	if n == 0 || bytes.Count(b, []byte("\r\n")) != n {
+		return b
+	}
+	w := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\r' {
+			continue // always followed by '\n'
+		}
+		b[w] = b[i]
+		w++
+	}
+	return b[:w]
+}
+
 // yamlLine finds the line sigs.k8s.io/yaml (go-yaml) names in its errors.
 var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
 
@@ -319,6 +339,7 @@ func convertYAML(source string, c yamlChunk, max int, fn func(Document) error) e
 		return fn(Document{Source: source, Line: c.start + invalidUTF8Line(c.body),
 			Err: errors.New("invalid UTF-8: the file is not a text manifest")})
 	}
+	c.body = crlfToLF(c.body)
 	j, items, err := yamlToJSON(c.body)
 	streamed := true
 	if errors.Is(err, errUnsupported) {

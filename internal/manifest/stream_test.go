@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -343,5 +344,68 @@ func TestGoYAMLOnlyForSmallDocuments(t *testing.T) {
 	Read("f", strings.NewReader("apiVersion: v1\nkind: ConfigMap\ndata: &d {a: b}\nmore: *d\n"), Options{}, func(d Document) error { docs = append(docs, d); return nil })
 	if len(docs) != 1 || docs[0].Err != nil || !strings.Contains(string(docs[0].Object), `"more":{"a":"b"}`) {
 		t.Errorf("got %+v, want the object with its alias", docs)
+	}
+}
+
+// TestCRLF reads documents written with CR LF line breaks as their LF twins: the same objects
+// (also past the size go-yaml is given), errors and positions, and as sigs.k8s.io/yaml reads the
+// CR LF text; a document with a lone CR is still left to go-yaml.
+func TestCRLF(t *testing.T) {
+	small := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {x: 'y z'}\ndata:\n  q: \"a\\\n    b\"\n  l: |\n    one\n\n    two\n  f: >-\n    x\n    y\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
+	large := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n" + strings.Repeat("  k: |\n    v\n", 1)
+	for i := 0; len(large) <= maxGoYAMLBytes; i++ {
+		large += fmt.Sprintf("  k%d: |\n    v\n", i)
+	}
+	for name, lf := range map[string]string{"small": small, "large": large} {
+		t.Run(name, func(t *testing.T) {
+			crlf := strings.ReplaceAll(lf, "\n", "\r\n")
+			read := func(in string) (out []Document) {
+				if err := Read("f", strings.NewReader(in), Options{}, func(d Document) error {
+					if d.Err == nil {
+						d.Object = bytes.Clone(d.Object)
+						// Positions are read while the document's text is at hand.
+						for _, p := range []string{"metadata.name", "data.l", "data.f", "data.q"} {
+							l, c := d.Position(p)
+							d.Object = append(d.Object, []byte(fmt.Sprintf(" %s@%d:%d", p, l, c))...)
+						}
+					}
+					out = append(out, d)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			want, got := read(lf), read(crlf)
+			if len(got) != len(want) {
+				t.Fatalf("%d documents from CR LF, %d from LF", len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Err != nil || want[i].Err != nil {
+					t.Fatalf("document %d: errors %v (CR LF), %v (LF)", i, got[i].Err, want[i].Err)
+				}
+				if got[i].Line != want[i].Line || !bytes.Equal(got[i].Object, want[i].Object) {
+					t.Errorf("document %d: CR LF gives line %d %s\nLF gives line %d %s", i, got[i].Line, got[i].Object, want[i].Line, want[i].Object)
+				}
+			}
+		})
+	}
+	// sigs.k8s.io/yaml reads the CR LF text of each small document as the streaming reader reads its LF twin.
+	for _, doc := range strings.Split(small, "---\n") {
+		j, _, err := yamlToJSON([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := yaml.YAMLToJSONStrict([]byte(strings.ReplaceAll(doc, "\n", "\r\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if json.Unmarshal(j, &a) != nil || json.Unmarshal(s, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("sigs.k8s.io/yaml reads the CR LF text as %s, the streaming reader the LF one as %s", s, j)
+		}
+	}
+	if b := crlfToLF([]byte("a: b\rc: d\r\n")); !bytes.Contains(b, []byte("\r")) {
+		t.Errorf("a lone CR was taken out: %q", b)
 	}
 }
