@@ -104,7 +104,7 @@ func copyName(kind, mesh, name, zone, namespace string) (string, bool) {
 // configured mode: a copy a Kubernetes receiver cannot store (kuma/kds-copy), and a zone object
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
 // errors on a multizone control plane, notes elsewhere.
-func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	kind, mode := g.gk.Kind, c.Mode()
 	toZones, toGlobal := kdsToZones[kind] && mode != ModeZone, kdsToGlobal[kind] && mode != ModeGlobal
 	if mode == ModeStandalone || obj.name == "" || obj.labels[labelOrigin] == originGlobal && mode != ModeGlobal {
@@ -120,9 +120,15 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, errs, note
 	case toZones:
 		copy, ok = copyName(kind, kri.Mesh, obj.name, "", obj.namespace)
 	}
-	// A name that is itself no DNS-1123 subdomain is refused by the API server before any copy.
-	if ok && len(validation.IsDNS1123Subdomain(obj.name)) == 0 {
-		if probs := hashsuffix.CopyProblems(copy, obj.labels); len(probs) > 0 {
+	// A Kubernetes name that is itself no DNS-1123 subdomain is refused by the API server before
+	// any copy; a Universal one is stored as written, and its copy is what a Kubernetes receiver
+	// refuses.
+	if ok && (universal || len(validation.IsDNS1123Subdomain(obj.name)) == 0) {
+		labels := obj.labels
+		if universal {
+			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
+		}
+		if probs := hashsuffix.CopyProblems(copy, labels); len(probs) > 0 {
 			e := field.Invalid(namePath, obj.name, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
 			e.Origin = string(RuleKDSCopy)
 			if c.multizone() {

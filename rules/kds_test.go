@@ -83,3 +83,37 @@ func TestConfigMode(t *testing.T) {
 		t.Errorf("default mode %q, want %q", c.Mode(), ModeAuto)
 	}
 }
+
+// A Universal name with '_' is stored on a Universal control plane; its KDS copy is what a
+// Kubernetes receiver refuses (kds.sample.jsonl c31: dp_backend_01-67xwvwx6xxwv2754).
+func TestKDSCopyUniversal(t *testing.T) {
+	for _, tt := range []struct {
+		mode  Mode
+		name  string
+		level Level
+	}{
+		{ModeGlobal, "backend_01", LevelError},
+		{ModeAuto, "backend_01", LevelNote},
+		{ModeStandalone, "backend_01", ""},
+		{ModeGlobal, "backend-01", ""},
+	} {
+		c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind, Kuma: KumaConfig{Mode: tt.mode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := []byte(`{"type":"MeshTimeout","mesh":"default","name":"` + tt.name + `"}`)
+		d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Object: raw, Universal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Level
+		for _, f := range d.Findings() {
+			if f.Rule == RuleKDSCopy {
+				got = f.Level
+			}
+		}
+		if got != tt.level {
+			t.Errorf("mode %s, Universal %q: kuma/kds-copy at level %q, want %q", tt.mode, tt.name, got, tt.level)
+		}
+	}
+}

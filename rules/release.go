@@ -97,7 +97,7 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 		n = len(notes)
 		notes = tag(overwritten(rel, obj, notes), n, RuleOverwrittenKey)
 		// The control plane writes KDS copies itself.
-		before, notes = c.kdsFindings(g, obj, kri, before, notes)
+		before, notes = c.kdsFindings(g, obj, kri, false, before, notes)
 	}
 	return kri, valid, before, after, notes
 }

@@ -50,8 +50,7 @@ type Clash struct {
 
 // Unique gathers, object by object, what must stay unique across objects and clusters, and
 // Findings reports each clash, naming both objects:
-//   - two KDS copies of one kind with one name on their receiver (kuma/kds-collision), and a zone
-//     object named like a global object's copy (kuma/kds-squat);
+//   - two zone objects of one kind whose KDS copies get one name on global (kuma/kds-collision);
 //   - two KongSNIs with one spec.name whose certificates share a control plane (kong/sni-unique);
 //   - two objects Kong's operator generates from Gateways with one name (kong/generated-unique);
 //   - two HTTPRoutes whose MeshHTTPRoutes Kuma names alike, or a name it cannot store
@@ -75,11 +74,9 @@ type Unique struct {
 type zoneRef struct{ zone, namespace, name string }
 
 type kumaEntry struct {
-	id                 int
-	zone               string
-	obj                Object
-	mesh, copy, origin string
-	toGlobal, toZones  bool
+	id         int
+	zone, copy string
+	obj        Object
 }
 
 type sniEntry struct {
@@ -187,37 +184,27 @@ func (u *Unique) Add(zone string, gk schema.GroupKind, raw []byte) (int, error) 
 
 func (u *Unique) next() int { u.n++; return u.n - 1 }
 
-// addKuma records the KDS copy an object of a synced kind gets: on global for a zone's object, on
-// the zones for a global one.
+// addKuma records the copy name on global of a zone's object of a kind zones send there. Objects
+// of global are not kept: their copies in the zones differ by name unless their names do (a zone's
+// namespace label is the system namespace), and a zone object that holds one's copy name is found
+// from its own name (kuma/kds-squat), so a check of many objects does not hold them all.
 func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, error) {
-	toGlobal, toZones := kdsToGlobal[gk.Kind] && !kdsUnhashed[gk.Kind], kdsToZones[gk.Kind] && !kdsUnhashed[gk.Kind]
-	if !toGlobal && !toZones {
+	if !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
 		return -1, nil
 	}
 	obj, err := decodeObject(runtime.RawExtension{Raw: raw}, "object", gk, false)
 	if err != nil {
 		return -1, err
 	}
-	if obj.name == "" {
-		return -1, nil // generateName: the API server picks a random name
-	}
-	kri, _ := u.c.registry.ForObject(obj, gk.Kind)
-	e := kumaEntry{zone: cmp.Or(obj.labels[naming.LabelZone], zone), obj: objectOf(gk, obj), mesh: kri.Mesh, origin: obj.labels[labelOrigin]}
-	switch {
-	case e.origin == originGlobal && zone != "":
-		return -1, nil // a copy of a global object, in a zone
-	case e.origin == originZone && e.zone == "":
-		return -1, nil // a copy of a zone's object, on global
-	case e.zone != "":
-		e.toGlobal = toGlobal
-		e.copy = hashsuffix.Name(e.mesh, obj.name, e.zone, obj.namespace)
-	default:
-		e.toZones = toZones
-		e.copy = hashsuffix.Name(e.mesh, obj.name, obj.namespace)
-	}
-	if !e.toGlobal && !e.toZones && e.zone == "" {
+	e := kumaEntry{zone: cmp.Or(obj.labels[naming.LabelZone], zone)}
+	if obj.name == "" || e.zone == "" || obj.labels[labelOrigin] == originGlobal {
+		// generateName (the API server picks a random name), an object of global, or a copy of
+		// one in a zone
 		return -1, nil
 	}
+	kri, _ := u.c.registry.ForObject(obj, gk.Kind)
+	e.obj = objectOf(gk, obj)
+	e.copy = hashsuffix.Name(kri.Mesh, obj.name, e.zone, obj.namespace)
 	e.id = u.next()
 	u.kuma = append(u.kuma, e)
 	return e.id, nil
@@ -280,42 +267,19 @@ func (u *Unique) Findings() []Clash {
 
 func (u *Unique) kdsClashes(out []Clash) []Clash {
 	type key struct{ kind, copy string }
-	onGlobal, onZones := map[key]kumaEntry{}, map[key]kumaEntry{}
+	seen := map[key]kumaEntry{}
 	for _, e := range u.kuma {
 		k := key{e.obj.Kind.Kind, e.copy}
-		var seen map[key]kumaEntry
+		first, ok := seen[k]
 		switch {
-		case e.toGlobal:
-			seen = onGlobal
-		case e.toZones:
-			seen = onZones
+		case !ok:
+			seen[k] = e
+		case first.zone == e.zone && first.obj == e.obj:
+			// one object read twice (two versions of it in the files given)
 		default:
-			continue
-		}
-		if first, ok := seen[k]; ok {
-			if first.zone == e.zone && first.obj == e.obj {
-				continue // one object read twice (two versions of it in the files given)
-			}
-			receiver := "on global"
-			if e.toZones {
-				receiver = "in the zones"
-			}
-			detail := fmt.Sprintf("KDS gives it and %s one copy name %q %s: only one can be stored, and the other's sync fails and restarts (docs/kds.md)",
-				describe(first.obj, first.zone), e.copy, receiver)
+			detail := fmt.Sprintf("KDS gives it and %s one copy name %q on global: only one can be stored, and the other's sync fails and restarts (docs/kds.md)",
+				describe(first.obj, first.zone), e.copy)
 			out = append(out, clash(RuleKDSCollision, LevelError, namePath, e.obj.Name, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.copy))
-			continue
-		}
-		seen[k] = e
-	}
-	// A zone object in the system namespace that holds the name of a global object's copy.
-	for _, e := range u.kuma {
-		if e.zone == "" || e.obj.Namespace != u.c.systemNamespace() {
-			continue
-		}
-		if g, ok := onZones[key{e.obj.Kind.Kind, e.obj.Name}]; ok {
-			detail := fmt.Sprintf("is the name KDS gives the copy of the global %s: while this object exists, that copy cannot be created in zone %q, whose sync fails and restarts (Kuma #10212; docs/kds.md)",
-				describe(g.obj, ""), e.zone)
-			out = append(out, clash(RuleKDSSquat, LevelNote, namePath, e.obj.Name, detail, e.id, e.zone, e.obj, g.id, "", g.obj, e.obj.Name))
 		}
 	}
 	return out

@@ -207,6 +207,8 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	notes = append(notes, refNotes...)
 	n = len(notes)
 	notes = tag(universalOverwritten(rel, u, notes), n, RuleOverwrittenKey)
+	// A Universal name is stored as written; its KDS copy is what a Kubernetes receiver refuses.
+	errs, notes = c.kdsFindings(g, obj, kri, true, errs, notes)
 	return d.with(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes), nil
 }
 
