@@ -11,8 +11,9 @@ import (
 // result placed where its object was read.
 type acrossObjects struct {
 	u *rules.Unique
-	// at is where each object Unique took part in was read, by its id.
-	at map[int]placed
+	// at is where each object Unique took part in was read, indexed by its id (ids are given in
+	// order from 0): a slice, as one entry is kept per object of the run.
+	at []placed
 }
 
 // placed is where an object was read: its source and line, and where its name is written.
@@ -22,7 +23,7 @@ type placed struct {
 }
 
 func newAcrossObjects(cfg *rules.Config, a *app) *acrossObjects {
-	return &acrossObjects{u: cfg.NewUnique(a.release), at: map[int]placed{}}
+	return &acrossObjects{u: cfg.NewUnique(a.release)}
 }
 
 // add reads one object of zone ("" for none); an object Unique cannot decode is left to the
@@ -34,6 +35,9 @@ func (x *acrossObjects) add(zone string, gk schema.GroupKind, raw []byte, p plac
 	}
 	if pos != nil {
 		p.nameLine, p.nameCol = pos("metadata.name")
+	}
+	for len(x.at) <= id {
+		x.at = append(x.at, placed{})
 	}
 	x.at[id] = p
 }
