@@ -27,6 +27,10 @@ demo: ## start a local control plane guarded by the webhook and apply examples/ 
 bench: ## run the benchmarks
 	./hack/bench.sh
 
+.PHONY: bench-e2e
+bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook (docs/performance.md)
+	./hack/bench-e2e.sh
+
 .PHONY: bench-stages
 bench-stages: ## instructions of one admission review, stage by stage, with callgrind (docs/performance.md)
 	./hack/bench-stages.sh

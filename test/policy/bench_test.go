@@ -3,8 +3,13 @@ package policy
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
+	"os"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +18,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -202,7 +208,9 @@ func saturate(b *testing.B, clients []client.Client, ns string, n int) sample {
 //	go test ./test/policy -run XXX -bench Create -benchtime 1x
 func BenchmarkCreate(b *testing.B) {
 	clients := benchSetup(b)
+	fmt.Printf("machine: %d cores, load average %s\n", runtime.NumCPU(), loadAverage())
 	b.Run("saturation", func(b *testing.B) {
+		before := admissionDurations(b)
 		const perBlock = 10 // per client: short blocks, many rounds, so that every mode sees the same machine
 		got := map[string]*sample{}
 		for range b.N {
@@ -219,6 +227,7 @@ func BenchmarkCreate(b *testing.B) {
 			}
 		}
 		report(b, got, true)
+		reportAdmission(b, before, admissionDurations(b))
 	})
 	b.Run("rate", func(b *testing.B) {
 		const perSecond = 100 // all modes together
@@ -227,6 +236,7 @@ func BenchmarkCreate(b *testing.B) {
 		for _, m := range benchModes {
 			got[m.key] = &sample{}
 		}
+		before := admissionDurations(b)
 		var mu sync.Mutex
 		for range b.N {
 			tick := time.NewTicker(time.Second / perSecond)
@@ -258,6 +268,7 @@ func BenchmarkCreate(b *testing.B) {
 			tick.Stop()
 		}
 		report(b, got, false)
+		reportAdmission(b, before, admissionDurations(b))
 	})
 }
 
@@ -281,4 +292,134 @@ func report(b *testing.B, got map[string]*sample, throughput bool) {
 		b.ReportMetric(got[k].quantile(0.99)-nopHook.quantile(0.99), k+"-over-e-p99-ms")
 	}
 	b.ReportMetric(0, "ns/op") // one op is a whole round: the metrics above are the measurement
+}
+
+// The API server's own time per webhook call.
+const admissionMetric = "apiserver_admission_webhook_admission_duration_seconds"
+
+// histogram is one series of admissionMetric: cumulative counts per upper bound, and the sum.
+type histogram struct {
+	bounds []float64
+	counts []float64
+	sum    float64
+	count  float64
+}
+
+// admissionDurations reads admissionMetric from the API server's /metrics, per webhook and type
+// (admit: mutating, validating), for CREATE.
+func admissionDurations(b *testing.B) map[string]*histogram {
+	b.Helper()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]*histogram{}
+	for line := range strings.Lines(string(raw)) {
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || !strings.HasPrefix(name, admissionMetric) {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			b.Fatalf("%s: %v", line, err)
+		}
+		l := map[string]string{}
+		for kv := range strings.SplitSeq(labels, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			l[k] = strings.Trim(v, `"`)
+		}
+		if l["operation"] != "CREATE" {
+			continue
+		}
+		key := l["name"] + "/" + l["type"]
+		h := out[key]
+		if h == nil {
+			h = &histogram{}
+			out[key] = h
+		}
+		switch strings.TrimPrefix(name, admissionMetric) {
+		case "_bucket":
+			le, err := strconv.ParseFloat(l["le"], 64)
+			if err != nil { // +Inf
+				le = math.Inf(1)
+			}
+			h.bounds = append(h.bounds, le)
+			h.counts = append(h.counts, v)
+		case "_sum":
+			h.sum += v
+		case "_count":
+			h.count += v
+		}
+	}
+	return out
+}
+
+// quantile is the q-quantile of the calls between before and h, interpolated within its bucket as
+// Prometheus's histogram_quantile does; NaN without calls.
+func (h *histogram) quantile(before *histogram, q float64) float64 {
+	counts := slices.Clone(h.counts)
+	if before != nil && len(before.counts) == len(counts) {
+		for i := range counts {
+			counts[i] -= before.counts[i]
+		}
+	}
+	if len(counts) == 0 || counts[len(counts)-1] == 0 {
+		return math.NaN()
+	}
+	rank := q * counts[len(counts)-1]
+	lower, below := 0.0, 0.0
+	for i, c := range counts {
+		if c >= rank {
+			if math.IsInf(h.bounds[i], 1) {
+				return lower
+			}
+			if c == below {
+				return h.bounds[i]
+			}
+			return lower + (h.bounds[i]-lower)*(rank-below)/(c-below)
+		}
+		lower, below = h.bounds[i], c
+	}
+	return lower
+}
+
+// reportAdmission reports the API server's time per call of each webhook of the run, kriguard's
+// and the do-nothing one's, mutating and validating separately, in milliseconds: the mean and
+// the p50 and p99 of its histogram (coarse: its buckets are 5, 25, 100, 500 ms...).
+func reportAdmission(b *testing.B, before, after map[string]*histogram) {
+	for _, key := range []string{
+		"mutate.kriguard.io/admit", "mutate.nop.kriguard.io/admit",
+		"validate.kriguard.io/validating", "validate.nop.kriguard.io/validating",
+	} {
+		h, old := after[key], before[key]
+		if h == nil {
+			b.Errorf("the API server has no %s for %s", admissionMetric, key)
+			continue
+		}
+		n, sum := h.count, h.sum
+		if old != nil {
+			n, sum = n-old.count, sum-old.sum
+		}
+		metric := "apiserver-" + strings.NewReplacer(".kriguard.io", "", "/", "-").Replace(key)
+		fmt.Printf("%s: %.0f calls, mean %.3f ms, p50 %.3f ms, p99 %.3f ms\n", key, n, 1000*sum/n,
+			1000*h.quantile(old, 0.5), 1000*h.quantile(old, 0.99))
+		b.ReportMetric(1000*sum/n, metric+"-mean-ms")
+	}
+}
+
+// loadAverage is the machine's load average over 1, 5 and 15 minutes.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(raw))[:3], " ")
 }
