@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +44,8 @@ grants exactly that; docs/cli.md), and get on the control plane's Deployment for
 
 --report=cluster also writes an OpenReports Report (ClusterReport for a cluster-scoped object) for
 each object with findings, owned by it, and deletes kriguard's reports of objects that no longer
-have any; it writes only what changed. --report=yaml prints those reports instead of the results
-(docs/reports.md). --report=cluster needs to list, create, update and delete reports too.
+have any; it writes only what changed. --report=yaml prints those reports on standard output
+instead of the results, which go only to the outputs given a file (-o junit=FILE; docs/reports.md). --report=cluster needs to list, create, update and delete reports too.
 
 With --kuma-api it reads a Kuma control plane's REST API instead (Universal, or any control plane
 whose API it can reach): its version from the index (the release judged against, unless
@@ -98,7 +99,18 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		return a.fail(path, err)
 	}
 	var w resultWriter = discard{}
-	if a.report != reportYAML {
+	if a.report == reportYAML {
+		// The reports take standard output; results go only to the outputs given a file.
+		if slices.Equal(a.outputs, []string{formatText}) {
+			a.outputs = nil // the default
+		}
+		for _, o := range a.outputs {
+			if f, file, _ := strings.Cut(o, "="); file == "" || file == "-" {
+				return a.fail(path, usagef("--report=yaml prints the reports on standard output: give -o %s a file (-o %s=FILE)", f, f))
+			}
+		}
+	}
+	if len(a.outputs) > 0 {
 		var err error
 		if w, err = a.resultWriters(objectResults, "kriguard audit", formatText, formatJSON, formatJUnit); err != nil {
 			return a.fail(path, err)

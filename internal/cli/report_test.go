@@ -197,9 +197,17 @@ func TestAuditReports(t *testing.T) {
 	})
 
 	t.Run("--report=yaml prints what the cluster holds", func(t *testing.T) {
-		r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--report=yaml")
+		junit := filepath.Join(t.TempDir(), "results.xml")
+		r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--report=yaml", "-o", "junit="+junit)
 		if r.code != ExitDenied {
 			t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitDenied, r.stderr)
+		}
+		// The results still reach the outputs given a file.
+		if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), "<failure") {
+			t.Errorf("-o junit=FILE with --report=yaml wrote %q (%v), want the denied objects' failures", x, err)
+		}
+		if r := run(t, "", "audit", "--kubeconfig", admin, "-A", "--report=yaml", "-o", "json"); r.code != ExitError || !strings.Contains(r.stderr, "-o json=FILE") {
+			t.Errorf("--report=yaml -o json: exit %d, stderr %q; want a usage error asking for a file", r.code, r.stderr)
 		}
 		if n := strings.Count(r.stdout, "---\n"); n != 2 {
 			t.Fatalf("%d documents, want the 2 reports; stdout:\n%s", n, r.stdout)
