@@ -9,14 +9,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kriguard/kriguard/internal/continuous"
+	"github.com/kriguard/kriguard/internal/kumarelease"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -28,6 +32,7 @@ func audit(args []string) int {
 	interval := fs.Duration("interval", 10*time.Minute, "how often every object is judged again")
 	kinds := fs.String("kinds", "", "comma-separated Kind.group of the guarded kinds to watch (empty: every guarded kind served)")
 	workers := fs.Int("workers", 4, "objects judged, and report writes under way, at once")
+	recheck := fs.Duration("kuma-recheck-interval", kumarelease.DefaultInterval, "with kuma.version auto, how often the Kuma control plane's version is read again")
 	metricsAddr := fs.String("metrics-bind-address", ":8080", `address of /metrics ("0" disables)`)
 	healthAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	zapOpts := zap.Options{}
@@ -37,8 +42,8 @@ func audit(args []string) int {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("audit")
-	if *interval <= 0 || *workers <= 0 {
-		log.Error(errors.New("--interval and --workers must be positive"), "invalid flags")
+	if *interval <= 0 || *workers <= 0 || *recheck <= 0 {
+		log.Error(errors.New("--interval, --workers and --kuma-recheck-interval must be positive"), "invalid flags")
 		return 2
 	}
 	var watch []schema.GroupKind
@@ -70,12 +75,23 @@ func audit(args []string) int {
 		log.Error(err, "registering the metrics")
 		return 1
 	}
-	a, err := continuous.New(cfg, continuous.Options{Rules: conf, Kinds: watch, Interval: *interval, Workers: *workers, Metrics: m, Log: log})
+	ctx := ctrl.SetupSignalHandler()
+	opts := continuous.Options{Rules: conf, Kinds: watch, Interval: *interval, Workers: *workers, Metrics: m, Log: log}
+	var detected <-chan struct{}
+	if conf.Auto() {
+		w, err := releaseWatcher(cfg, conf, *recheck, log.WithName("kuma"))
+		if err != nil {
+			log.Error(err, "setting up")
+			return 1
+		}
+		go func() { _ = w.Start(ctx) }()
+		opts.Release, detected = w.Release, w.Checked()
+	}
+	a, err := continuous.New(cfg, opts)
 	if err != nil {
 		log.Error(err, "setting up")
 		return 1
 	}
-	ctx := ctrl.SetupSignalHandler()
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -100,7 +116,19 @@ func audit(args []string) int {
 		}()
 	}
 	log.Info("starting", "interval", *interval, "workers", *workers)
-	go func() { errs <- a.Run(ctx) }()
+	go func() {
+		if detected != nil {
+			// Nothing is judged before the release is known, or known to be unknown: the first
+			// detection ends within the recheck interval or 10s, whichever is longer.
+			select {
+			case <-detected:
+			case <-ctx.Done():
+				errs <- nil
+				return
+			}
+		}
+		errs <- a.Run(ctx)
+	}()
 	code := 0
 	select {
 	case err := <-errs:
@@ -116,4 +144,20 @@ func audit(args []string) int {
 		_ = s.Shutdown(shutdown)
 	}
 	return code
+}
+
+// releaseWatcher returns the watcher of the Kuma release that kuma.version auto asks for, as the
+// webhook's (docs/releases.md): one GET of the control plane's Deployment by name, which RBAC can
+// limit to that name, and the served Kuma kinds with discovery.
+func releaseWatcher(cfg *rest.Config, conf *rules.Config, interval time.Duration, log logr.Logger) (*kumarelease.Watcher, error) {
+	get, err := kumarelease.FromConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the discovery client: %w", err)
+	}
+	ns, name := conf.ControlPlaneDeployment()
+	return kumarelease.NewWatcher(get, dc, kumarelease.Options{Namespace: ns, Deployment: name}, interval, log), nil
 }

@@ -39,8 +39,10 @@ import (
 type Options struct {
 	// Rules judge the objects; nil means rules.DefaultConfig().
 	Rules *rules.Config
-	// Release is the Kuma release objects are judged against; the zero Release is the rules'.
-	Release naming.Release
+	// Release returns the Kuma release to judge against now (a kumarelease.Watcher's Release for
+	// kuma.version auto); nil, or the zero Release, is the rules' configured release. When what it
+	// returns changes, every object is judged again.
+	Release func() naming.Release
 	// Kinds, when not empty, are the only guarded kinds watched: the chart's enabled kinds, those
 	// its role lets the auditor list and watch.
 	Kinds []schema.GroupKind
@@ -210,8 +212,38 @@ func (a *Auditor) Run(ctx context.Context) error {
 	}
 	// The informers queued every object as they listed it; the first pass only prunes.
 	a.prune()
+	if a.opts.Release != nil {
+		wg.Go(func() { a.followRelease(ctx) })
+	}
 	wait.Until(a.pass, a.opts.Interval, ctx.Done())
 	return nil
+}
+
+// releaseCheck is how often the auditor compares the release in force with the one it judged
+// against; reading it is an atomic load.
+const releaseCheck = time.Second
+
+// followRelease judges every object again whenever the Kuma release changes (an upgrade of the
+// control plane), without waiting for the interval.
+func (a *Auditor) followRelease(ctx context.Context) {
+	last := a.release()
+	wait.Until(func() {
+		if cur := a.release(); cur != last {
+			a.opts.Log.Info("the Kuma release changed: judging every object again", "kumaRelease", cur.String(), "previous", last.String())
+			last = cur
+			a.pass()
+		}
+	}, releaseCheck, ctx.Done())
+}
+
+// release returns the release to judge against now: Options.Release's, or the rules'.
+func (a *Auditor) release() naming.Release {
+	if a.opts.Release != nil {
+		if r := a.opts.Release(); r != (naming.Release{}) {
+			return r
+		}
+	}
+	return a.opts.Rules.Release()
 }
 
 // slim keeps what the auditor needs of an object: its names and its JSON without managedFields,
@@ -337,13 +369,14 @@ func (a *Auditor) sync(ctx context.Context, it item) error {
 			return err
 		}
 		if cur, ok := obj.(*stored); exists && ok && cur.UID == it.uid {
-			d, err := a.opts.Rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: k.GroupKind(), Object: cur.raw, Release: a.opts.Release})
+			rel := a.release()
+			d, err := a.opts.Rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: k.GroupKind(), Object: cur.raw, Release: rel})
 			if err != nil {
 				a.opts.Metrics.errors.WithLabelValues(k.label).Inc()
 				a.opts.Log.Error(err, "judging", "kind", k.label, "namespace", it.namespace, "name", it.name)
 				return nil // the object cannot be decoded: judging it again will not help
 			}
-			a.opts.Metrics.judged.WithLabelValues(k.label).Inc()
+			a.opts.Metrics.judged.WithLabelValues(k.label, rel.String()).Inc()
 			a.record(it.uid, judged{kind: k.label, outcome: string(d.Outcome)})
 			desired = reports.Build(s, &d, time.Now())
 		} else {

@@ -28,8 +28,8 @@ func NewMetrics() *Metrics {
 		}, []string{"kind", "outcome"}),
 		judged: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kriguard_audit_judgements_total",
-			Help: "Objects judged, by kind: on each change and on each interval.",
-		}, []string{"kind"}),
+			Help: "Objects judged, by kind and the Kuma release judged against: on each change, on each interval and when the release changes.",
+		}, []string{"kind", "kuma_release"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kriguard_audit_judgement_errors_total",
 			Help: "Objects that could not be judged (not decodable), by kind.",

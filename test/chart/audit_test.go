@@ -109,6 +109,12 @@ func TestAuditRender(t *testing.T) {
 			t.Fatalf("rule %v: want one group, no wildcard", r)
 		}
 		switch groups[0] {
+		case "apps":
+			// kuma.version auto, the default: the release is read from the control plane's Deployment.
+			if !slices.Equal(resources, []string{"deployments"}) || !slices.Equal(verbs, []string{"get"}) ||
+				!slices.Equal(strs(r["resourceNames"]), []string{"kuma-control-plane"}) {
+				t.Errorf("rule %v, want get on the Deployment kuma-control-plane only", r)
+			}
 		case "openreports.io":
 			if !slices.Equal(resources, []string{"reports", "clusterreports"}) ||
 				!slices.Equal(verbs, []string{"get", "list", "watch", "create", "update", "delete"}) {
@@ -131,6 +137,37 @@ func TestAuditRender(t *testing.T) {
 	binding := objs.get(t, "ClusterRoleBinding", full+"-audit-controller")
 	if s := slice(t, binding, "subjects")[0]; s["name"] != full+"-audit" || s["namespace"] != releaseNamespace {
 		t.Errorf("binding subject %v", s)
+	}
+}
+
+// The continuous audit's ClusterRole gets the Kuma control plane's Deployment, by the configured name,
+// only when kuma.version is auto: a fixed release reads nothing of Kuma's.
+func TestAuditRenderKumaRelease(t *testing.T) {
+	for _, tc := range []struct {
+		values string
+		want   []string // the resourceNames of the get on Deployments; nil: no such rule
+	}{
+		{auditValues, []string{"kuma-control-plane"}},
+		{auditValues + "  kuma: {version: auto, controlPlane: {namespace: mesh, deployment: cp}}\n", []string{"cp"}},
+		{auditValues + "  kuma: {version: \"3.0\"}\n", nil},
+		{auditValues + "  kuma: {version: \"2.14\"}\n", nil},
+	} {
+		objs := render(t, "x", releaseNamespace, tc.values)
+		var got []string
+		n := 0
+		for _, r := range slice(t, objs.get(t, "ClusterRole", "x-kriguard-audit-controller"), "rules") {
+			if !slices.Contains(strs(r["apiGroups"]), "apps") {
+				continue
+			}
+			n++
+			if !slices.Equal(strs(r["resources"]), []string{"deployments"}) || !slices.Equal(strs(r["verbs"]), []string{"get"}) {
+				t.Errorf("values %q: rule %v, want get on deployments", tc.values, r)
+			}
+			got = strs(r["resourceNames"])
+		}
+		if n > 1 || !slices.Equal(got, tc.want) || (tc.want != nil && n == 0) {
+			t.Errorf("values %q: %d rules on apps, resourceNames %v, want %v", tc.values, n, got, tc.want)
+		}
 	}
 }
 

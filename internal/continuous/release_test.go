@@ -1,0 +1,134 @@
+package continuous
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openreports/reports-api/pkg/client/clientset/versioned"
+
+	"github.com/kriguard/kriguard/internal/kumarelease"
+	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/rules"
+)
+
+// With kuma.version auto the auditor judges against the release the control plane runs, and
+// follows an upgrade: a MeshService whose name is no RFC 1035 label gets a report only once the
+// control plane's image moves from 2.14 to 3.0, well before the interval would judge it again.
+func TestAuditorFollowsKumaRelease(t *testing.T) {
+	ctx := context.Background()
+	rc, err := versioned.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpNamespace := env.NewNamespace(t)
+	// The Deployment as Kuma's chart renders it (deployments/charts/kuma/templates/cp-deployment.yaml).
+	sel := map[string]string{"app": "kuma-control-plane"}
+	cp := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: cpNamespace, Name: "kuma-control-plane", Labels: sel}}
+	cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: sel}
+	cp.Spec.Template.Labels = sel
+	cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: "docker.io/kumahq/kuma-cp:2.14.3"}}
+	if err := env.Client.Create(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	get, err := kumarelease.FromConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := kumarelease.NewWatcher(get, nil, kumarelease.Options{Namespace: cpNamespace, Deployment: cp.Name}, 100*time.Millisecond, testr.New(t))
+	wctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	go func() { _ = w.Start(wctx) }()
+	<-w.Checked()
+	if d := w.Detection(); !d.Known || d.Release.String() != "2.14" {
+		t.Fatalf("detected %+v, want 2.14", d)
+	}
+
+	// A long interval: only the change of release can judge the object again within the test.
+	const long = time.Hour
+	m := NewMetrics()
+	reg := prometheus.NewRegistry()
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(env.Config, Options{Rules: autoConfig(t), Interval: long, Metrics: m, Release: w.Release, Log: testr.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(actx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return a.Synced(), nil
+	}); err != nil {
+		t.Fatalf("not synced: %v", err)
+	}
+
+	ns := env.NewNamespace(t)
+	k, ok := env.Kind(rules.KumaGroup, "MeshService")
+	if !ok {
+		t.Fatal("the control plane serves no MeshService")
+	}
+	svc := testenv.NewObject(k, ns, "1st-backend") // an RFC 1123 label, not an RFC 1035 one
+	if err := env.Client.Create(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, "judged on 2.14", func() (bool, string) {
+		n := testutil.ToFloat64(metric(t, reg, "kriguard_audit_judgements_total", "MeshService.kuma.io", "2.14"))
+		return n >= 1, fmt.Sprint(n, " judgements on 2.14")
+	})
+	if _, err := reportOf(t, rc, svc); !apierrors.IsNotFound(err) {
+		t.Fatalf("a report on 2.14: %v, want none", err)
+	}
+
+	// The upgrade: the control plane now runs 3.0.
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cp), cp); err != nil {
+		t.Fatal(err)
+	}
+	cp.Spec.Template.Spec.Containers[0].Image = "docker.io/kumahq/kuma-cp:3.0.0"
+	if err := env.Client.Update(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, "the report on 3.0", func() (bool, string) {
+		r, err := reportOf(t, rc, svc)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, res := range r.Results {
+			if res.Rule == string(rules.RuleReleaseName) {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("results %+v", r.Results)
+	})
+	if n := testutil.ToFloat64(metric(t, reg, "kriguard_audit_judgements_total", "MeshService.kuma.io", "3.0")); n < 1 {
+		t.Errorf("%v judgements of MeshService counted with kuma_release 3.0, want at least 1", n)
+	}
+}
+
+// autoConfig returns the built-in rules with kuma.version auto.
+func autoConfig(t *testing.T) *rules.Config {
+	t.Helper()
+	c, err := rules.ParseConfig([]byte("apiVersion: kriguard.io/v1alpha1\nkind: Configuration\nkuma:\n  version: auto\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
