@@ -46,6 +46,9 @@ type Request struct {
 	// Release is the Kuma release the object is judged against; the zero Release is the
 	// configuration's (Config.Release).
 	Release naming.Release
+	// Mode is the control plane's mode detected for kuma.mode auto (docs/kds.md); "" or ModeAuto
+	// is the configuration's. A configured mode other than auto wins over it.
+	Mode Mode
 	// Universal says that Object is a Kuma Universal resource (type, mesh, name, labels, spec: what
 	// kumactl writes and the REST API lists), of the kind Kind names, rather than a Kubernetes
 	// object. Only Admit decides one: as the release's REST API decides its creation
@@ -88,6 +91,9 @@ type Decision struct {
 	Guarded bool
 	// Release is the Kuma release the object was judged against.
 	Release naming.Release
+	// Mode is the control plane's mode the object was judged under: the configured one, or the
+	// detected one (Request.Mode); ModeAuto while unknown.
+	Mode Mode
 	// Enforcement is how the request is enforced: its kind's, or that of the requester override
 	// named by Override ("" for none).
 	Enforcement Enforcement
@@ -146,12 +152,12 @@ func (d *Decision) Findings() []Finding {
 // own error when ctx is done before the decision is; the Decision then still says how the request
 // was enforced.
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
-	c = c.forRelease(r.Release)
+	c = c.forRelease(r.Release).forMode(r.Mode)
 	g, ok := c.guardFor(r.Kind)
 	if !ok {
 		return Decision{}, nil
 	}
-	d := Decision{Guarded: true, Release: c.release, Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
+	d := Decision{Guarded: true, Release: c.release, Mode: c.Mode(), Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
 	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
 	switch {
 	case r.Universal:

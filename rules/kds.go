@@ -16,8 +16,9 @@ type Mode string
 
 // The modes of kuma.mode.
 const (
-	// ModeAuto asks for the mode of the control plane the webhook runs beside. It is not detected
-	// yet: copies that cannot be stored are warned, not denied.
+	// ModeAuto asks for the mode of the control plane the webhook runs beside, which the webhook
+	// detects (Request.Mode); while it is unknown, copies that cannot be stored are noted, not
+	// denied.
 	ModeAuto Mode = "auto"
 	// ModeGlobal: a global control plane, which copies its objects to every zone.
 	ModeGlobal Mode = "global"
@@ -33,6 +34,17 @@ func (c *Config) Mode() Mode {
 		return ModeAuto
 	}
 	return c.Kuma.Mode
+}
+
+// forMode returns the Config that judges under the detected mode m: c itself unless kuma.mode is
+// auto and m is a mode.
+func (c *Config) forMode(m Mode) *Config {
+	if m == "" || m == ModeAuto || c.Mode() != ModeAuto {
+		return c
+	}
+	cp := *c
+	cp.Kuma.Mode = m
+	return &cp
 }
 
 // DefaultSystemNamespace is Kuma's system namespace unless kuma.systemNamespace says otherwise.

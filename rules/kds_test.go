@@ -117,3 +117,41 @@ func TestKDSCopyUniversal(t *testing.T) {
 		}
 	}
 }
+
+// A detected mode (Request.Mode) counts only when kuma.mode is auto: a configured mode wins.
+func TestKDSDetectedMode(t *testing.T) {
+	dot236 := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"` + strings.Repeat("a", 235) + "." + strings.Repeat("b", 17) + `","namespace":"kuma-system","labels":{"kuma.io/mesh":"default"}}}`)
+	for _, tt := range []struct {
+		configured, detected Mode
+		want                 Level
+	}{
+		{ModeAuto, ModeGlobal, LevelError},
+		{ModeAuto, ModeZone, LevelError},
+		{ModeAuto, ModeStandalone, ""},
+		{ModeAuto, "", LevelNote},
+		{"", ModeGlobal, LevelError},
+		{ModeStandalone, ModeGlobal, ""},
+		{ModeGlobal, ModeStandalone, LevelError},
+	} {
+		c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind, Kuma: KumaConfig{Mode: tt.configured}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := c.Decide(context.Background(), Request{Phase: Validate, Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: dot236, Mode: tt.detected})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Level
+		for _, f := range d.Findings() {
+			if f.Rule == RuleKDSCopy {
+				got = f.Level
+			}
+		}
+		if got != tt.want || d.Allowed == (tt.want == LevelError) {
+			t.Errorf("configured %q, detected %q: finding at level %q, allowed %v; want level %q", tt.configured, tt.detected, got, d.Allowed, tt.want)
+		}
+		if want := c.forMode(tt.detected).Mode(); d.Mode != want {
+			t.Errorf("configured %q, detected %q: decision's mode %q, want %q", tt.configured, tt.detected, d.Mode, want)
+		}
+	}
+}

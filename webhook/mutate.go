@@ -50,7 +50,7 @@ func (m *Mutator) WithRelease(f ReleaseFunc) *Mutator {
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get())
+	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get(), "")
 	if done != nil {
 		return *done
 	}

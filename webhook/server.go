@@ -157,12 +157,18 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 
 	drain := &drainer{delay: o.ShutdownDelay, log: log}
 	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log, registered: make(chan struct{})}
-	if conf.Auto() {
+	if conf.Auto() || conf.Mode() == rules.ModeAuto {
 		w, err := releaseWatcher(cfg, mgr, conf, o.KumaRecheckInterval, log.WithName("kuma"))
 		if err != nil {
 			return nil, err
 		}
-		reg.release, reg.detected = w.Release, w.Checked()
+		reg.detected = w.Checked()
+		if conf.Auto() {
+			reg.release = w.Release
+		}
+		if conf.Mode() == rules.ModeAuto {
+			reg.mode = func() rules.Mode { return rules.Mode(w.Mode()) }
+		}
 	}
 	if o.PeerCacheMaxObjects > 0 {
 		peers, err := NewPeerCache(cfg, o.PeerCacheMaxObjects)
@@ -250,8 +256,8 @@ func closedChecker(ch <-chan struct{}, msg string) healthz.Checker {
 	}
 }
 
-// releaseWatcher adds to mgr the watcher of the Kuma release that kuma.version auto asks for
-// (docs/releases.md, "Which release a cluster runs"): it reads the control plane's Deployment with
+// releaseWatcher adds to mgr the watcher of the Kuma release and mode that kuma.version auto and
+// kuma.mode auto ask for (docs/releases.md, "Which release a cluster runs"; docs/kds.md): it reads the control plane's Deployment with
 // the manager's uncached reader (one GET by name, which RBAC can limit to that name) and the
 // served Kuma kinds with discovery.
 func releaseWatcher(cfg *rest.Config, mgr manager.Manager, conf *rules.Config, interval time.Duration, log logr.Logger) (*kumarelease.Watcher, error) {
@@ -283,6 +289,7 @@ type registrar struct {
 	drain    *drainer
 	log      logr.Logger
 	release  ReleaseFunc
+	mode     ModeFunc
 	detected <-chan struct{}
 	// registered is closed once the webhooks are registered.
 	registered chan struct{}
@@ -301,7 +308,7 @@ func (r *registrar) Start(ctx context.Context) error {
 			return nil
 		}
 	}
-	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers).WithRelease(r.release), r.budget)))
+	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers).WithRelease(r.release).WithMode(r.mode), r.budget)))
 	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf).WithRelease(r.release), r.budget)))
 	close(r.registered)
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath, "reviewBudgetBytes", r.budget.Size())

@@ -23,6 +23,7 @@ type Validator struct {
 	cfg     *rules.Config
 	peers   rules.Peers
 	release ReleaseFunc
+	mode    ModeFunc
 }
 
 var _ admission.Handler = (*Validator)(nil)
@@ -45,6 +46,25 @@ func (v *Validator) WithRelease(f ReleaseFunc) *Validator {
 	return &cp
 }
 
+// WithMode returns v judging each request under the control plane's mode f returns then.
+func (v *Validator) WithMode(f ModeFunc) *Validator {
+	cp := *v
+	cp.mode = f
+	return &cp
+}
+
+// ModeFunc returns the Kuma control plane's mode a request is judged under now: the detected one
+// when the configuration says kuma.mode auto (internal/kumarelease, docs/kds.md). Nil, or "",
+// means the configuration's.
+type ModeFunc func() rules.Mode
+
+func (f ModeFunc) get() rules.Mode {
+	if f == nil {
+		return ""
+	}
+	return f()
+}
+
 // ReleaseFunc returns the Kuma release a request is judged against now: the detected one when
 // the configuration says kuma.version auto (internal/kumarelease). Nil, or the zero Release,
 // means the configuration's.
@@ -64,7 +84,7 @@ func (f ReleaseFunc) get() naming.Release {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get())
+	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get(), v.mode.get())
 	if done != nil {
 		return *done
 	}
@@ -90,17 +110,17 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 		countDecision(d, req.Operation, decisionWarned)
 		log.Info("warned", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return admission.Allowed("").WithWarnings(warnings.bounded()...)
 	case rules.DryRun:
 		countDecision(d, req.Operation, decisionDryRun)
 		log.Info("would deny", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return admission.Allowed("")
 	case rules.Denied:
 		countDecision(d, req.Operation, decisionDenied)
 		log.Info("denied", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String())
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return invalid(gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
 	countDecision(d, req.Operation, decisionAllowed)
@@ -111,7 +131,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
 // whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
 // the final response.
-func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release) (rules.Decision, *admission.Response) {
+func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode) (rules.Decision, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
@@ -133,6 +153,7 @@ func decide(ctx context.Context, c *rules.Config, req admission.Request, phase r
 		MaxErrors:   MaxCauses,
 		MaxWarnings: maxWarnings,
 		Release:     rel,
+		Mode:        mode,
 	})
 	log := logf.FromContext(ctx)
 	switch {

@@ -73,6 +73,9 @@ type Detection struct {
 	// Served is the release whose kinds the API server serves, exactly, when one is; a hint for
 	// an unknown control plane, never a replacement for its version.
 	Served naming.Release
+	// Mode is the control plane's mode (ModeOf): ModeGlobal, ModeZone, ModeStandalone, or ""
+	// when unknown; ModeProblem then says why.
+	Mode, ModeProblem string
 }
 
 // ResourceLister is what Detect asks the API server's discovery; client-go's discovery clients
@@ -107,9 +110,9 @@ func FromConfig(cfg *rest.Config) (GetDeployment, error) {
 	}, nil
 }
 
-// Detect reads the Kuma release of the control plane: the version of the control plane's
+// Detect reads the Kuma release and mode of the control plane: the version of the control plane's
 // Deployment (the tag of its control-plane container's image, else its app.kubernetes.io/version
-// label), cross-checked with the Kuma kinds the API server serves. A version it cannot read, or
+// label), cross-checked with the Kuma kinds the API server serves, and its mode (ModeOf). A version it cannot read, or
 // of no supported release, gives naming.DefaultRelease with Known false and the Problem; Detect
 // never fails. d may be nil: then there is no cross-check.
 func Detect(ctx context.Context, get GetDeployment, d ResourceLister, o Options) Detection {
@@ -119,9 +122,14 @@ func Detect(ctx context.Context, get GetDeployment, d ResourceLister, o Options)
 	switch {
 	case apierrors.IsNotFound(err):
 		det.Problem = fmt.Sprintf("no Deployment %s: set kuma.controlPlane to the control plane's, or kuma.version", key)
+		det.ModeProblem = fmt.Sprintf("no Deployment %s: set kuma.controlPlane to the control plane's, or kuma.mode", key)
 	case err != nil:
 		det.Problem = fmt.Sprintf("reading Deployment %s: %v", key, err)
+		det.ModeProblem = det.Problem
 	default:
+		if det.Mode, err = ModeOf(dep); err != nil {
+			det.ModeProblem = fmt.Sprintf("Deployment %s states no mode: %v", key, err)
+		}
 		det.Version, det.Source = VersionOf(dep)
 		if det.Version == "" {
 			det.Problem = fmt.Sprintf("Deployment %s states no version: no tag on the image of its %s container, no %s label", key, containerName, versionLabel)

@@ -44,12 +44,15 @@ func NewWatcher(get GetDeployment, d ResourceLister, o Options, interval time.Du
 // Release returns the release to judge against now.
 func (w *Watcher) Release() naming.Release { return w.Detection().Release }
 
+// Mode returns the control plane's mode now (ModeOf); "" while it is unknown.
+func (w *Watcher) Mode() string { return w.Detection().Mode }
+
 // Detection returns the last detection; before the first one, naming.DefaultRelease, not Known.
 func (w *Watcher) Detection() Detection {
 	if d := w.current.Load(); d != nil {
 		return *d
 	}
-	return Detection{Release: naming.DefaultRelease, Problem: "not detected yet"}
+	return Detection{Release: naming.DefaultRelease, Problem: "not detected yet", ModeProblem: "not detected yet"}
 }
 
 // Checked is closed once the first detection is done.
@@ -99,6 +102,17 @@ func (w *Watcher) check(ctx context.Context) {
 			kv = append(kv, "servedKindsOf", d.Served.String())
 		}
 		w.log.Info("warning: the Kuma release is unknown: objects are judged against the default release, the most permissive", append(kv, "reason", d.Problem)...)
+	}
+	if old == nil || old.Mode != d.Mode || old.ModeProblem != d.ModeProblem {
+		kv := []any{"kumaMode", d.Mode}
+		if old != nil {
+			kv = append(kv, "previous", old.Mode)
+		}
+		if d.Mode != "" {
+			w.log.Info("kuma mode detected", kv...)
+		} else {
+			w.log.Info("warning: the Kuma mode is unknown: KDS copies that cannot be stored are noted, not denied", append(kv, "reason", d.ModeProblem)...)
+		}
 	}
 	if d.CrossCheck != "" {
 		w.log.Info("warning: the served Kuma kinds disagree with the control plane's release", "kumaRelease", d.Release.String(), "crossCheck", d.CrossCheck)

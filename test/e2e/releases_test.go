@@ -44,8 +44,8 @@ type kumaCluster struct {
 	userWarn, kumaWarn *warnings
 }
 
-// startKumaCluster starts a kumaCluster whose control plane Deployment runs image.
-func startKumaCluster(t *testing.T, upstream, image string) *kumaCluster {
+// startKumaCluster starts a kumaCluster whose control plane Deployment runs image, with env.
+func startKumaCluster(t *testing.T, upstream, image string, env ...corev1.EnvVar) *kumaCluster {
 	t.Helper()
 	e := testenv.StartForTest(t, testenv.Options{Kuma: upstream})
 	c := &kumaCluster{env: e}
@@ -60,7 +60,7 @@ func startKumaCluster(t *testing.T, upstream, image string) *kumaCluster {
 	c.cp = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kuma-system", Name: "kuma-control-plane", Labels: sel}}
 	c.cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: sel}
 	c.cp.Spec.Template.Labels = sel
-	c.cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: image}}
+	c.cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: image, Env: env}}
 	if err := e.Client.Create(ctx, c.cp); err != nil {
 		t.Fatal(err)
 	}
@@ -243,5 +243,41 @@ func TestKumaReleases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKumaModeDetected: with kuma.mode auto the webhook reads the control plane's mode from its
+// Deployment's environment, as Kuma's chart sets it (docs/kds.md), and follows a change without a
+// restart: a KDS copy that cannot be stored is denied on a global control plane, let through on a
+// standalone zone.
+func TestKumaModeDetected(t *testing.T) {
+	c := startKumaCluster(t, testenv.Kuma214, "docker.io/kumahq/kuma-cp:2.14.3", corev1.EnvVar{Name: "KUMA_MODE", Value: "global"})
+	ctx := testContext(t)
+	// A valid 253-character name whose copy, cut at 236, ends in ".-": no DNS-1123 subdomain.
+	dot236 := func(last string) *unstructured.Unstructured {
+		return meshTimeout("kuma-system", strings.Repeat("a", 235)+"."+strings.Repeat("b", 16)+last, map[string]string{naming.LabelMesh: "default"}, "")
+	}
+	err := c.user.Create(ctx, dot236("1"))
+	if err == nil || !strings.Contains(err.Error(), "cannot be stored by a Kubernetes control plane") {
+		t.Fatalf("a MeshTimeout with a '.' at 236 on a global control plane: %v, want denied", err)
+	}
+
+	// The control plane becomes a zone with no global address: a standalone zone syncs nothing.
+	c.cp.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "KUMA_MODE", Value: "zone"}, {Name: "KUMA_MULTIZONE_ZONE_GLOBAL_ADDRESS"}}
+	if err := c.env.Client.Update(ctx, c.cp); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for i := 0; i < 200; i++ {
+		if last = c.user.Create(ctx, dot236("2")); last == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if last != nil {
+		t.Fatalf("a MeshTimeout with a '.' at 236 on a standalone zone: %v, want admitted", last)
+	}
+	if w := c.userWarn.take(); len(w) > 0 {
+		t.Errorf("a MeshTimeout with a '.' at 236 on a standalone zone warned: %q", w)
 	}
 }
