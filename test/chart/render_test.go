@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ var valueSets = []struct {
 	{name: "defaults"},
 	{name: "requester overrides changed", values: `
 config:
-  kuma: {version: "3.0"}
+  kuma: {version: "3.0", mode: global}
   requesters:
     kuma-control-plane: {enforcement: deny}
     kong-operator: {enabled: false}
@@ -40,6 +41,8 @@ certManager:
 certManager:
   enabled: true
   issuerRef: {name: corp-ca, kind: ClusterIssuer, group: cert-manager.io}
+config:
+  kuma: {version: "2.14", mode: zone}
 `},
 	{name: "one replica, permissive", values: `
 replicaCount: 1
@@ -253,8 +256,8 @@ func checkObjectSet(t *testing.T, objs manifest, n names, values map[string]any,
 			"RoleBinding/"+n.full+"-cert-controller", "ClusterRole/"+n.full+"-cert-controller",
 			"ClusterRoleBinding/"+n.full+"-cert-controller")
 	}
-	if fmt.Sprint(values["config"].(map[string]any)["kuma"].(map[string]any)["version"]) == "auto" {
-		// kuma.version auto reads the Kuma control plane's Deployment.
+	if kumaDetects(values) {
+		// kuma.version or kuma.mode auto reads the Kuma control plane's Deployment.
 		want = append(want, "ClusterRole/"+n.full+"-kuma-release", "ClusterRoleBinding/"+n.full+"-kuma-release")
 	}
 	got := objs.names()
@@ -434,9 +437,8 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 			t.Errorf("pod label %s = %q, the selector wants %q", k, podLabels[k], v)
 		}
 	}
-	auto := fmt.Sprint(values["config"].(map[string]any)["kuma"].(map[string]any)["version"]) == "auto"
-	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != (!certManager || auto) {
-		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller and kuma.version auto only", got)
+	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != (!certManager || kumaDetects(values)) {
+		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller and kuma.version or kuma.mode auto only", got)
 	}
 	if got := field(t, pod, "spec", "serviceAccountName"); got != n.serviceAccount {
 		t.Errorf("serviceAccountName = %v", got)
@@ -581,6 +583,13 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 	}
 }
 
+// kumaDetects says whether the webhook reads the Kuma control plane's Deployment: kuma.version or
+// kuma.mode is auto.
+func kumaDetects(values map[string]any) bool {
+	kuma := values["config"].(map[string]any)["kuma"].(map[string]any)
+	return str(kuma["version"]) == "auto" || cmp.Or(str(kuma["mode"]), "auto") == "auto"
+}
+
 func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any) {
 	t.Helper()
 	cm := objs.get(t, "ConfigMap", n.configMap)
@@ -590,6 +599,7 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		DefaultEnforcement string `json:"defaultEnforcement"`
 		Kuma               struct {
 			Version      string `json:"version"`
+			Mode         string `json:"mode"`
 			ControlPlane struct {
 				Namespace  string `json:"namespace"`
 				Deployment string `json:"deployment"`
@@ -634,6 +644,9 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 	kuma, _ := cfgValues["kuma"].(map[string]any)
 	if v := str(kuma["version"]); cfg.Kuma.Version != v || v != "auto" && parsed.Release().String() != v {
 		t.Errorf("config.yaml kuma.version %q (release %s), want %q", cfg.Kuma.Version, parsed.Release(), v)
+	}
+	if m := cmp.Or(str(kuma["mode"]), "auto"); cfg.Kuma.Mode != m || string(parsed.Kuma.Mode) != m {
+		t.Errorf("config.yaml kuma.mode %q (parsed %q), want %q", cfg.Kuma.Mode, parsed.Kuma.Mode, m)
 	}
 	cp, _ := kuma["controlPlane"].(map[string]any)
 	if got := parsed.Kuma.ControlPlane; got.Namespace != str(cp["namespace"]) || got.Deployment != str(cp["deployment"]) {
@@ -721,7 +734,7 @@ func checkCertManager(t *testing.T, objs manifest, n names, values map[string]an
 	for _, kind := range []string{"Secret", "Role", "ClusterRole"} {
 		for _, o := range objs.ofKind(kind) {
 			if o.GetName() == n.full+"-kuma-release" {
-				continue // kuma.version auto reads the Kuma control plane's Deployment
+				continue // kuma.version or kuma.mode auto reads the Kuma control plane's Deployment
 			}
 			t.Errorf("cert-manager mode renders %s %s; the webhook needs no API access then but to read the Kuma release", kind, o.GetName())
 		}

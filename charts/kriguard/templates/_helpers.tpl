@@ -162,6 +162,11 @@ matchExpressions:
 [{{ join ", " $q }}]
 {{- end -}}
 
+{{/* "true" when kuma.version or kuma.mode is auto: the webhook then reads the Kuma control plane's Deployment. */}}
+{{- define "kriguard.kumaDetects" -}}
+{{- or (eq (toString .Values.config.kuma.version) "auto") (eq (toString (.Values.config.kuma.mode | default "auto")) "auto") -}}
+{{- end -}}
+
 {{/* The name of the Kuma control plane's Deployment that kuma.version auto reads. */}}
 {{- define "kriguard.kumaControlPlane" -}}
 {{- (.Values.config.kuma.controlPlane | default dict).deployment | default "kuma-control-plane" -}}
