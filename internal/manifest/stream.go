@@ -614,6 +614,7 @@ func (r *streamReader) quoted() error {
 func (r *streamReader) escape() error {
 	var b byte
 	n := 0
+	named := rune(-1) // a character named by one letter, written as UTF-8
 	switch r.at(1) {
 	case '0':
 		b = 0
@@ -636,21 +637,13 @@ func (r *streamReader) escape() error {
 	case ' ', '"', '\'', '\\':
 		b = r.at(1)
 	case 'N':
-		r.buf = utf8.AppendRune(r.buf, 0x85)
-		r.pos += 2
-		return nil
+		named = 0x85
 	case '_':
-		r.buf = utf8.AppendRune(r.buf, 0xA0)
-		r.pos += 2
-		return nil
+		named = 0xA0
 	case 'L':
-		r.buf = utf8.AppendRune(r.buf, 0x2028)
-		r.pos += 2
-		return nil
+		named = 0x2028
 	case 'P':
-		r.buf = utf8.AppendRune(r.buf, 0x2029)
-		r.pos += 2
-		return nil
+		named = 0x2029
 	case 'x':
 		n = 2
 	case 'u':
@@ -659,6 +652,11 @@ func (r *streamReader) escape() error {
 		n = 8
 	default:
 		return r.bail("an escape the streaming reader does not read")
+	}
+	if named >= 0 {
+		r.buf = utf8.AppendRune(r.buf, named)
+		r.pos += 2
+		return nil
 	}
 	if n == 0 {
 		r.buf = append(r.buf, b)
