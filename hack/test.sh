@@ -25,5 +25,9 @@ fi
 passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
 skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)
+if [ "$skipped" -gt 0 ]; then
+  echo "==> skipped (opt-in tests and why)"
+  awk '/^=== RUN/ {why=""; next} /^[[:space:]]+[A-Za-z0-9_]+\.go:[0-9]+: / {sub(/^[[:space:]]+[A-Za-z0-9_]+\.go:[0-9]+: /, ""); why=$0; next} /^[[:space:]]*--- SKIP: / {print "  " $3 ": " why}' "$log" || true
+fi
 echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
 exit $rc
