@@ -90,6 +90,18 @@ networkPolicy:
 resources:
   limits: {memory: 320Mi}
 `},
+	{name: "peer cache", values: `
+webhook:
+  peerCache: {maxObjects: 50000}
+`},
+	{name: "peer cache with cert-manager, pinned", values: `
+certManager:
+  enabled: true
+config:
+  kuma: {version: "3.0", mode: global}
+webhook:
+  peerCache: {maxObjects: 10000}
+`},
 }
 
 func TestLintStrict(t *testing.T) {
@@ -220,6 +232,7 @@ func TestRender(t *testing.T) {
 			checkDeployment(t, objs, n, values, certManager, flags)
 			checkConfigMap(t, objs, n, values)
 			checkLimits(t, objs, n, values)
+			checkPeerCacheRBAC(t, objs, n, values)
 			if certManager {
 				checkCertManager(t, objs, n, values)
 			} else {
@@ -259,6 +272,9 @@ func checkObjectSet(t *testing.T, objs manifest, n names, values map[string]any,
 	if kumaDetects(values) {
 		// kuma.version or kuma.mode auto reads the Kuma control plane's Deployment.
 		want = append(want, "ClusterRole/"+n.full+"-kuma-release", "ClusterRoleBinding/"+n.full+"-kuma-release")
+	}
+	if peerCache(values) > 0 {
+		want = append(want, "ClusterRole/"+n.full+"-peer-cache", "ClusterRoleBinding/"+n.full+"-peer-cache")
 	}
 	got := objs.names()
 	slices.Sort(got)
@@ -437,8 +453,8 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 			t.Errorf("pod label %s = %q, the selector wants %q", k, podLabels[k], v)
 		}
 	}
-	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != (!certManager || kumaDetects(values)) {
-		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller and kuma.version or kuma.mode auto only", got)
+	if got := field(t, pod, "spec", "automountServiceAccountToken"); got != (!certManager || kumaDetects(values) || peerCache(values) > 0) {
+		t.Errorf("automountServiceAccountToken = %v: the token is needed by cert-controller, kuma.version or kuma.mode auto and the peer cache only", got)
 	}
 	if got := field(t, pod, "spec", "serviceAccountName"); got != n.serviceAccount {
 		t.Errorf("serviceAccountName = %v", got)
@@ -519,6 +535,10 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 			t.Errorf("%s=%q, want %q", k, a[k], want)
 		}
 	}
+	// The flag's default, 0, is the cache off: the chart passes it only when it is on.
+	if n, got, ok := peerCache(values), a["--peer-cache-max-objects"], hasKey(a, "--peer-cache-max-objects"); n > 0 && got != fmt.Sprint(n) || n == 0 && ok {
+		t.Errorf("--peer-cache-max-objects=%q (given: %v), want %d", got, ok, n)
+	}
 	env := fmt.Sprint(field(t, c, "env"))
 	if !strings.Contains(env, "name:POD_NAMESPACE") || !strings.Contains(env, "fieldPath:metadata.namespace") {
 		t.Errorf("POD_NAMESPACE does not come from the downward API: %s", env)
@@ -588,6 +608,19 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 func kumaDetects(values map[string]any) bool {
 	kuma := values["config"].(map[string]any)["kuma"].(map[string]any)
 	return str(kuma["version"]) == "auto" || cmp.Or(str(kuma["mode"]), "auto") == "auto"
+}
+
+// peerCache is webhook.peerCache.maxObjects: the webhook caches KongSNIs and KongCertificates when it
+// is above 0.
+func peerCache(values map[string]any) int {
+	pc, _ := values["webhook"].(map[string]any)["peerCache"].(map[string]any)
+	n, _ := pc["maxObjects"].(float64)
+	return int(n)
+}
+
+func hasKey[M ~map[K]V, K comparable, V any](m M, k K) bool {
+	_, ok := m[k]
+	return ok
 }
 
 func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any) {
@@ -670,6 +703,40 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 	}
 }
 
+// checkPeerCacheRBAC checks that list and watch on KongSNIs and KongCertificates, which the peer cache
+// needs, are granted to the webhook exactly when the cache is on, and nothing more.
+func checkPeerCacheRBAC(t *testing.T, objs manifest, n names, values map[string]any) {
+	t.Helper()
+	var roles []*unstructured.Unstructured
+	for _, cr := range objs.ofKind("ClusterRole") {
+		for _, r := range slice(t, cr, "rules") {
+			if strings.Contains(fmt.Sprint(r["apiGroups"]), "konghq.com") {
+				roles = append(roles, cr)
+			}
+		}
+	}
+	if peerCache(values) == 0 {
+		for _, cr := range roles {
+			t.Errorf("ClusterRole %s grants Kong's kinds with the peer cache off", cr.GetName())
+		}
+		return
+	}
+	cr := objs.get(t, "ClusterRole", n.full+"-peer-cache")
+	if len(roles) != 1 || roles[0].GetName() != cr.GetName() {
+		t.Errorf("ClusterRoles granting Kong's kinds: %d, want only %s", len(roles), cr.GetName())
+	}
+	if got := fmt.Sprint(slice(t, cr, "rules")); got != "[map[apiGroups:[configuration.konghq.com] resources:[kongcertificates kongsnis] verbs:[list watch]]]" {
+		t.Errorf("ClusterRole %s rules %s, want list and watch on kongcertificates and kongsnis only", cr.GetName(), got)
+	}
+	b := objs.get(t, "ClusterRoleBinding", n.full+"-peer-cache")
+	if ref := field(t, b, "roleRef", "name"); ref != cr.GetName() {
+		t.Errorf("ClusterRoleBinding %s binds %v", b.GetName(), ref)
+	}
+	if subjects := slice(t, b, "subjects"); len(subjects) != 1 || subjects[0]["kind"] != "ServiceAccount" || subjects[0]["name"] != n.serviceAccount || subjects[0]["namespace"] != releaseNamespace {
+		t.Errorf("ClusterRoleBinding %s subjects = %v, want only the chart's ServiceAccount", b.GetName(), subjects)
+	}
+}
+
 func checkRBAC(t *testing.T, objs manifest, n names) {
 	t.Helper()
 	for _, o := range append(objs.ofKind("Role"), objs.ofKind("ClusterRole")...) {
@@ -733,10 +800,10 @@ func checkCertManager(t *testing.T, objs manifest, n names, values map[string]an
 	}
 	for _, kind := range []string{"Secret", "Role", "ClusterRole"} {
 		for _, o := range objs.ofKind(kind) {
-			if o.GetName() == n.full+"-kuma-release" {
-				continue // kuma.version or kuma.mode auto reads the Kuma control plane's Deployment
+			if o.GetName() == n.full+"-kuma-release" || o.GetName() == n.full+"-peer-cache" {
+				continue // kuma.version or kuma.mode auto reads the Kuma control plane's Deployment; the peer cache Kong's kinds
 			}
-			t.Errorf("cert-manager mode renders %s %s; the webhook needs no API access then but to read the Kuma release", kind, o.GetName())
+			t.Errorf("cert-manager mode renders %s %s; the webhook needs no API access then but to read the Kuma release and the peer cache's kinds", kind, o.GetName())
 		}
 	}
 }
@@ -775,6 +842,9 @@ func TestSchemaRejects(t *testing.T) {
 		{"bad digest", "image: {digest: latest}", []string{"digest"}},
 		{"grace below shutdown delay", "terminationGracePeriodSeconds: 8", []string{"terminationGracePeriodSeconds (8) must exceed", "(10)"}},
 		{"port clash", "webhook: {healthPort: 9443}", []string{"healthPort must differ"}},
+		{"negative peer cache", "webhook: {peerCache: {maxObjects: -1}}", []string{"maxObjects", "minimum"}},
+		{"peer cache as a string", "webhook: {peerCache: {maxObjects: '50000'}}", []string{"maxObjects"}},
+		{"peer cache misspelt", "webhook: {peerCache: {enabled: true}}", []string{"peerCache", "enabled"}},
 		{"nothing guarded", allDisabled, []string{"at least one kind must be enabled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

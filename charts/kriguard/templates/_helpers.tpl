@@ -171,3 +171,8 @@ matchExpressions:
 {{- define "kriguard.kumaControlPlane" -}}
 {{- (.Values.config.kuma.controlPlane | default dict).deployment | default "kuma-control-plane" -}}
 {{- end -}}
+
+{{/* "true" when the webhook caches KongSNIs and KongCertificates (webhook.peerCache.maxObjects > 0). */}}
+{{- define "kriguard.peerCache" -}}
+{{- gt (int ((.Values.webhook.peerCache | default dict).maxObjects | default 0)) 0 -}}
+{{- end -}}
