@@ -132,7 +132,8 @@ func (d *Decision) Errors() field.ErrorList { return d.errs }
 // PreExisting returns the problems an UPDATE keeps from the old object (LevelWarning).
 func (d *Decision) PreExisting() field.ErrorList { return d.kept }
 
-// Notes returns the values admitted with a note (LevelNote).
+// Notes returns the values admitted with a note (LevelNote), and the problems of the rules that
+// only warn (LevelWarning in Findings), which are admitted alike.
 func (d *Decision) Notes() field.ErrorList { return d.notes }
 
 // Findings returns every finding: the problems, the pre-existing ones, then the notes.

@@ -15,7 +15,8 @@
 //   - every sectionName of a target reference (a "targetRef" map, or a "backendRefs" element, at any
 //     depth of spec);
 //   - the SNI of every MeshService, MeshMultiZoneService and MeshExternalService port;
-//   - the hand-typed Envoy names of MeshProxyPatch matches;
+//   - the hand-typed Envoy names of MeshProxyPatch matches, and the names its modifications' values
+//     give Envoy resources where Envoy's stats read them (a warning);
 //   - the values documented to hold a KRI: the kriguard.io/kri annotation and status.origin.kri.
 //
 // The rules of a Kong kind are the generated-name shapes and object-local relations of naming/kong

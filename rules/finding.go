@@ -21,7 +21,11 @@ type Object struct {
 
 func (o Object) findings(out []Finding, l Level, errs field.ErrorList) []Finding {
 	for _, fe := range errs {
-		out = append(out, Finding{Rule: Rule(fe.Origin), Level: l, Problem: fe, Object: o})
+		r, level := Rule(fe.Origin), l
+		if l == LevelNote && ruleInfo[r].Level == LevelWarning {
+			level = LevelWarning // a rule that only warns: admitted, as notes are
+		}
+		out = append(out, Finding{Rule: r, Level: level, Problem: fe, Object: o})
 	}
 	return out
 }
@@ -37,7 +41,8 @@ type Level string
 const (
 	// LevelError is a problem: the object is denied where its enforcement is deny.
 	LevelError Level = "error"
-	// LevelWarning is a problem an UPDATE keeps from the old object: admitted with a warning.
+	// LevelWarning is a problem an UPDATE keeps from the old object, or one of a rule that only
+	// warns (kuma/proxy-patch-stat-unsafe): admitted with a warning.
 	LevelWarning Level = "warning"
 	// LevelNote is a value admitted with a note.
 	LevelNote Level = "note"

@@ -21,6 +21,9 @@ const (
 	RuleProxyPatchKRI Rule = "kuma/proxy-patch-kri"
 	// RuleProxyPatchLegacyName: a MeshProxyPatch match with ':' is a legacy name (a note).
 	RuleProxyPatchLegacyName Rule = "kuma/proxy-patch-legacy-name"
+	// RuleProxyPatchStatUnsafe: a name a MeshProxyPatch modification's value gives an Envoy
+	// resource, where Envoy's stats read it, is stat-safe (a warning).
+	RuleProxyPatchStatUnsafe Rule = "kuma/proxy-patch-stat-unsafe"
 	// RuleKRIAnnotation: the kriguard.io/kri annotation is the object's KRI.
 	RuleKRIAnnotation Rule = "kuma/kri-annotation"
 	// RuleOriginKRI: status.origin.kri is a valid KRI.
@@ -94,7 +97,7 @@ const (
 // Rules returns every rule id, in the order of docs/rules.md.
 func Rules() []Rule {
 	return []Rule{RuleKRI, RuleDisplayNameLabel, RuleSectionName, RuleSNI, RuleProxyPatchKRI,
-		RuleProxyPatchLegacyName, RuleKRIAnnotation, RuleOriginKRI, RuleUniversalName, RuleRemovedKind, RuleReleaseName,
+		RuleProxyPatchLegacyName, RuleProxyPatchStatUnsafe, RuleKRIAnnotation, RuleOriginKRI, RuleUniversalName, RuleRemovedKind, RuleReleaseName,
 		RuleMeshOwnerReference, RuleRefByName, RuleRemovedRefKind, RuleDataplaneRefByName, RuleOverwrittenKey,
 		RuleKDSCopy, RuleKDSSquat, RuleKDSCollision, RuleKumaRouteName,
 		RuleKongRouteName, RuleKongServiceName,
@@ -133,6 +136,8 @@ var ruleInfo = map[Rule]RuleInfo{
 		"Kuma only generates valid KRIs, so a hand-typed one with a typo silently matches nothing."},
 	RuleProxyPatchLegacyName: {LevelNote, "A MeshProxyPatch match with ':' is a legacy Envoy name",
 		"A legacy Envoy name matches nothing on a mesh with unified naming: match the resource's KRI there."},
+	RuleProxyPatchStatUnsafe: {LevelWarning, "A name a MeshProxyPatch value gives an Envoy resource is stat-safe",
+		"The Envoy resource a MeshProxyPatch modification adds or patches (its value, YAML) names a cluster without an alt_stat_name, an alt_stat_name, a stat_prefix (listener, HTTP connection manager, TCP proxy) or a virtual host with characters outside [a-zA-Z0-9_-]: Envoy's stats split or rewrite it, and Kuma does not sanitize what a patch writes. Admitted with a warning."},
 	RuleKRIAnnotation: {LevelError, "The kriguard.io/kri annotation is the object's KRI",
 		"The mutating webhook writes the object's KRI into kriguard.io/kri; a stale one means labels changed after it was written."},
 	RuleOriginKRI: {LevelError, "status.origin.kri is a valid KRI",

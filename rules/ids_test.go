@@ -41,6 +41,7 @@ func TestRuleIDs(t *testing.T) {
 		{"MeshService", kuma("MeshService", `"name":"svc",`+mesh, `,"spec":{"ports":[{"name":"http_1","port":80}]}`), RuleSNI, naming.Release{}, Validate, false},
 		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"kri_x"}}}]}}`), RuleProxyPatchKRI, naming.Release{}, Validate, false},
 		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"match":{"name":"outbound:a"}}}]}}`), RuleProxyPatchLegacyName, naming.Release{}, Validate, false},
+		{"MeshProxyPatch", kuma("MeshProxyPatch", `"name":"p",`+mesh, `,"spec":{"default":{"appendModifications":[{"cluster":{"operation":"Add","value":"name: httpbin.org_443"}}]}}`), RuleProxyPatchStatUnsafe, naming.Release{}, Validate, false},
 		{"MeshTimeout", kuma("MeshTimeout", `"name":"t1",`+mesh+`,"annotations":{"kriguard.io/kri":"kri_mt_default___other_"}`, ""), RuleKRIAnnotation, naming.Release{}, Validate, false},
 		{"MeshTrust", kuma("MeshTrust", `"name":"trust",`+mesh, `,"status":{"origin":{"kri":"kri_x"}}`), RuleOriginKRI, naming.Release{}, Validate, false},
 		{"MeshTimeout", []byte(`{"type":"MeshTimeout","mesh":"default","name":"t1","labels":{"bad key":"v"}}`), RuleUniversalName, naming.Release{}, Admit, true},

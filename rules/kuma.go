@@ -78,6 +78,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 			errs, notes = c.proxyPatchErrors(obj, errs)
 			tag(errs, 0, RuleProxyPatchKRI)
 			tag(notes, 0, RuleProxyPatchLegacyName)
+			notes = proxyPatchStatNotes(obj, notes)
 		}
 	}
 	n := len(errs)
@@ -765,6 +766,9 @@ func specReads(gk schema.GroupKind) [][]string {
 			if tags, ok := proxyPatchTags[typ]; ok {
 				paths = append(paths, append(slices.Clone(match), tags, UnifiedNameTag))
 			}
+		}
+		for _, typ := range proxyPatchValueTypes {
+			paths = append(paths, []string{"default", "appendModifications", "*", typ, "value"})
 		}
 		return paths
 	}

@@ -201,7 +201,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 		var pn field.ErrorList
 		after, pn = c.proxyPatchErrors(obj, after)
 		tag(after, 0, RuleProxyPatchKRI)
-		notes = tag(pn, 0, RuleProxyPatchLegacyName)
+		notes = proxyPatchStatNotes(obj, tag(pn, 0, RuleProxyPatchLegacyName))
 	}
 	refErrs, refNotes := c.refsFor(g, obj, r.Object)
 	notes = append(notes, refNotes...)

@@ -519,6 +519,16 @@ func TestValidator(t *testing.T) {
 			warnings: []string{"spec.default.appendModifications[0].networkFilter.match.listenerName"},
 		},
 		{
+			name: "MeshProxyPatch whose value names a cluster Envoy's stats split is admitted with a warning",
+			req: request(admissionv1.Create, kuma("MeshProxyPatch", "kuma-system", "patch", nil, spec(obj{"default": map[string]any{
+				"appendModifications": []any{
+					map[string]any{"cluster": map[string]any{"operation": "Add", "value": "name: httpbin.org_443\ntype: STRICT_DNS\n"}},
+					map[string]any{"cluster": map[string]any{"operation": "Add", "value": "name: kri_extsvc_default__kuma-system_httpbin.org_443\nalt_stat_name: kri_extsvc_default__kuma-system_httpbin_org_443\n"}},
+				}}})), nil),
+			allowed: true, code: 200,
+			warnings: []string{`MeshProxyPatch.kuma.io "patch": spec.default.appendModifications[0].cluster.value: Invalid value: "httpbin.org_443": name (a cluster's name, with no alt_stat_name) holds '.'`},
+		},
+		{
 			name: "Kuma's control plane is warned, not denied (zone east.1)",
 			req: as(request(admissionv1.Create, kuma("MeshTimeout", "kuma-system", "t-1", map[string]string{naming.LabelZone: "east.1"}, nil), nil),
 				rules.KumaControlPlaneUser, "system:serviceaccounts", "system:serviceaccounts:kuma-system"),

@@ -97,6 +97,22 @@ spec:
             name: inbound:10.42.0.9:8080
           value: "{}"
 `)
+	statPatch := writeFile(t, dir, "stat-patch.yaml", `apiVersion: kuma.io/v1alpha1
+kind: MeshProxyPatch
+metadata:
+  name: httpbin
+  namespace: kuma-system
+spec:
+  targetRef:
+    kind: Mesh
+  default:
+    appendModifications:
+      - cluster:
+          operation: Add
+          value: |
+            name: httpbin.org_443
+            type: STRICT_DNS
+`)
 	_ = os.Chmod(writeFile(t, dir, "locked/secret.yaml", good), 0)
 	locked := filepath.Join(dir, "locked", "secret.yaml")
 
@@ -129,6 +145,8 @@ spec:
 			stdout: list + `:3:72: MeshRetry ns/B: metadata.name: Invalid value: "B": must start with a lowercase letter or digit; must end with a lowercase letter or digit; must contain only lowercase letters, digits, '-' or '.' (found 'B')` + "\n"},
 		{name: "what the webhook admits with a warning", args: []string{patch}, code: ExitOK,
 			stdout: patch + `:14:13: MeshProxyPatch kuma-system/patch: spec.default.appendModifications[0].listener.match.name: Invalid value: "inbound:10.42.0.9:8080": contains ':': a legacy Envoy name, which matches nothing on a mesh with unified naming (use the resource's KRI there) (warning)` + "\n"},
+		{name: "a MeshProxyPatch value naming a cluster Envoy's stats split: a warning", args: []string{statPatch}, code: ExitOK,
+			stdout: statPatch + `:13:11: MeshProxyPatch kuma-system/httpbin: spec.default.appendModifications[0].cluster.value: Invalid value: "httpbin.org_443": name (a cluster's name, with no alt_stat_name) holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment; alt_stat_name: "httpbin_org_443" keeps the stats whole, as Kuma writes it (warning)` + "\n"},
 		{name: "an object the webhook cannot decode", args: []string{labels}, code: ExitError,
 			stderr: labels + ":1: MeshTimeout: error: decoding object: metadata.labels: .metadata.labels accessor error: contains non-string value in the map under key \"kuma.io/mesh\": [a] is of the type []interface {}, expected string\n"},
 	}

@@ -467,3 +467,33 @@ func TestUnguardedNamespaces(t *testing.T) {
 		_ = env.Client.Delete(ctx, obj)
 	}
 }
+
+// TestProxyPatchStatUnsafe: a MeshProxyPatch whose value names a cluster Envoy's stats split is
+// created, under deny, with one warning naming the value's field; the same cluster with Kuma's
+// sanitized alt_stat_name gets none.
+func TestProxyPatchStatUnsafe(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := testContext(t)
+	c, warnings := warningClient(t)
+	patch := func(name, value string) *unstructured.Unstructured {
+		return object(kumaAPIVersion, "MeshProxyPatch", ns, name, map[string]string{"kuma.io/mesh": "default"}, map[string]any{
+			"targetRef": map[string]any{"kind": "Mesh"},
+			"default": map[string]any{"appendModifications": []any{
+				map[string]any{"cluster": map[string]any{"operation": "Add", "value": value}},
+			}},
+		})
+	}
+	if err := c.Create(ctx, patch("dotted", "name: httpbin.org_443\ntype: STRICT_DNS\n")); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	want := []string{`MeshProxyPatch.kuma.io "dotted": spec.default.appendModifications[0].cluster.value: Invalid value: "httpbin.org_443": name (a cluster's name, with no alt_stat_name) holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment; alt_stat_name: "httpbin_org_443" keeps the stats whole, as Kuma writes it`}
+	if got := warnings.take(); !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if err := c.Create(ctx, patch("sanitized", "name: kri_extsvc_default__kuma-system_httpbin.org_443\nalt_stat_name: kri_extsvc_default__kuma-system_httpbin_org_443\n")); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if got := warnings.take(); len(got) != 0 {
+		t.Errorf("warnings for Kuma's sanitized alt_stat_name: %q", got)
+	}
+}
