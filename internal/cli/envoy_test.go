@@ -145,10 +145,17 @@ const statDump = `{"configs": [
   {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster",
    "name": "kri_extsvc_default__kuma-system_httpbin.org_443", "alt_stat_name": "kri_extsvc_default__kuma-system_httpbin_org_443"}},
   {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "api.example.com_443"}},
-  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "system_db", "alt_stat_name": "kri_db"}}]},
+  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "system_db", "alt_stat_name": "kri_db"}},
+  {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "system_cache.v1", "alt_stat_name": "cache.v1"}}]},
  {"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump", "dynamic_listeners": [
   {"name": "self_inbound", "active_state": {"listener": {"@type": "type.googleapis.com/envoy.config.listener.v3.Listener",
-   "name": "self_inbound", "stat_prefix": "inbound.10.0.0.1"}}}]},
+   "name": "self_inbound", "stat_prefix": "inbound.10.0.0.1", "filter_chains": [{"filters": [
+    {"name": "envoy.filters.network.http_connection_manager", "typed_config": {
+     "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+     "stat_prefix": "http.in", "rds": {"route_config_name": "self_routes"}}}]},
+    {"filters": [{"name": "envoy.filters.network.tcp_proxy", "typed_config": {
+     "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+     "stat_prefix": "tcp_in", "cluster": "system_db"}}]}]}}}]},
  {"@type": "type.googleapis.com/envoy.admin.v3.RoutesConfigDump", "dynamic_route_configs": [
   {"route_config": {"@type": "type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "name": "self_routes",
    "virtual_hosts": [{"name": "httpbin.org", "domains": ["httpbin.org"]}]}}]}]}`
@@ -162,10 +169,12 @@ func TestEnvoyStatNames(t *testing.T) {
 	want := []string{
 		dumpFile + `: configs[0].dynamic_active_clusters[1].cluster.name: cluster "api.example.com_443" holds '.', outside Envoy's stat-safe set [a-zA-Z0-9_-]: '.' splits the name in Envoy's stats, and the tag extractors keep only its first segment [envoy/stat-unsafe, warning]`,
 		dumpFile + `: configs[0].dynamic_active_clusters[2].cluster.alt_stat_name: alt_stat_name "kri_db" starts with "kri_" but is not a KRI: `,
+		dumpFile + `: configs[0].dynamic_active_clusters[3].cluster.alt_stat_name: alt_stat_name "cache.v1" holds '.'`,
 		dumpFile + `: configs[1].dynamic_listeners[0].active_state.listener.stat_prefix: stat_prefix "inbound.10.0.0.1" holds '.'`,
+		dumpFile + `: configs[1].dynamic_listeners[0].active_state.listener.filter_chains[0].filters[0].typed_config.stat_prefix: stat_prefix "http.in" holds '.'`,
 		dumpFile + `: configs[2].dynamic_route_configs[0].route_config.virtual_hosts[0].name: virtual host "httpbin.org" holds '.'`,
-		dumpFile + ": envoy/not-kri (error): 1 of 9 names\n",
-		dumpFile + ": envoy/stat-unsafe (warning): 3 of 9 names\n",
+		dumpFile + ": envoy/not-kri (error): 1 of 15 names\n",
+		dumpFile + ": envoy/stat-unsafe (warning): 5 of 15 names\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(r.stdout, w) {
@@ -176,8 +185,22 @@ func TestEnvoyStatNames(t *testing.T) {
 	if strings.Contains(r.stdout, "httpbin_org") || strings.Contains(r.stdout, "clusters[0]") {
 		t.Errorf("Kuma's sanitized alt_stat_name or its cluster reported:\n%s", r.stdout)
 	}
-	if n := strings.Count(r.stdout, "[envoy/stat-unsafe, warning]"); n != 3 {
-		t.Errorf("%d stat-unsafe warnings, want 3:\n%s", n, r.stdout)
+	// One warning per unsafe name: a dotted name its alt_stat_name covers ("system_cache.v1") is
+	// not one, and neither is the stat-safe TCP proxy's prefix.
+	if n := strings.Count(r.stdout, "[envoy/stat-unsafe, warning]"); n != 5 {
+		t.Errorf("%d stat-unsafe warnings, want 5:\n%s", n, r.stdout)
+	}
+	// Every finding names its rule; the summary lines follow, one per rule.
+	for line := range strings.Lines(r.stdout) {
+		if strings.Contains(line, " names\n") {
+			continue
+		}
+		if i := strings.LastIndex(line, " [envoy/"); i < 0 || !strings.HasSuffix(line, "]\n") {
+			t.Errorf("a finding without its rule: %q", line)
+		}
+	}
+	if strings.Contains(r.stdout, `"system_cache.v1"`) || strings.Contains(r.stdout, `"tcp_in"`) {
+		t.Errorf("a covered or stat-safe name reported:\n%s", r.stdout)
 	}
 
 	// Warnings alone deny nothing.
