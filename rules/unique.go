@@ -77,7 +77,15 @@ type kumaEntry struct {
 	id         int
 	zone, copy string
 	obj        Object
+	// orig is what the copy name is computed from: one object read twice (from two control planes,
+	// a zone's and global's copy of it) has one orig, two objects that clash have two.
+	orig kdsOrigin
+	// name is where the object's name is written.
+	name *field.Path
 }
+
+// kdsOrigin is what Kuma hashes into a copy name (pkg/kds/context/context.go HashSuffixMapper).
+type kdsOrigin struct{ mesh, name, zone, namespace string }
 
 type sniEntry struct {
 	id        int
@@ -204,11 +212,45 @@ func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, err
 	}
 	kri, _ := u.c.registry.ForObject(obj, gk.Kind)
 	e.obj = objectOf(gk, obj)
-	e.copy = hashsuffix.Name(kri.Mesh, obj.name, e.zone, obj.namespace)
+	e.orig = kdsOrigin{kri.Mesh, obj.name, e.zone, obj.namespace}
+	e.name = namePath
+	return u.addCopy(e), nil
+}
+
+func (u *Unique) addCopy(e kumaEntry) int {
+	e.copy = hashsuffix.Name(e.orig.mesh, e.orig.name, e.orig.zone, e.orig.namespace)
 	e.id = u.next()
 	u.kuma = append(u.kuma, e)
-	return e.id, nil
+	return e.id
 }
+
+// AddUniversal reads one Kuma Universal resource of kind gk (type, mesh, name, labels: what a
+// control plane's REST API lists), of zone (or "": its kuma.io/zone label says), and returns its
+// id as Add does. A resource a zone sent to global is stored there under its copy name, with the
+// labels that name was computed from (kuma.io/display-name, kuma.io/zone, k8s.kuma.io/namespace):
+// its copy name is its own, and it is the same object as the zone's original.
+func (u *Unique) AddUniversal(zone string, gk schema.GroupKind, raw []byte) (int, error) {
+	if gk.Group != KumaGroup || !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
+		return -1, nil
+	}
+	r, err := decodeUniversal(raw, gk.Kind)
+	if err != nil {
+		return -1, err
+	}
+	zone = cmp.Or(r.Labels[naming.LabelZone], zone)
+	if r.Name == "" || zone == "" || r.Labels[labelOrigin] == originGlobal {
+		return -1, nil
+	}
+	display, _ := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}.DisplayName()
+	return u.addCopy(kumaEntry{
+		zone: zone,
+		obj:  Object{Kind: gk, Name: r.Name, Mesh: r.Mesh},
+		orig: kdsOrigin{r.Mesh, display, zone, r.Labels[naming.LabelNamespace]},
+		name: universalNamePath,
+	}), nil
+}
+
+var universalNamePath = field.NewPath("name")
 
 func (u *Unique) addGateway(zone string, gk schema.GroupKind, raw []byte) (int, error) {
 	var o struct {
@@ -274,12 +316,13 @@ func (u *Unique) kdsClashes(out []Clash) []Clash {
 		switch {
 		case !ok:
 			seen[k] = e
-		case first.zone == e.zone && first.obj == e.obj:
-			// one object read twice (two versions of it in the files given)
+		case first.orig == e.orig:
+			// one object read twice: two versions of it in the files given, or the zone's and
+			// global's copy of it
 		default:
 			detail := fmt.Sprintf("KDS gives it and %s one copy name %q on global: only one can be stored, and the other's sync fails and restarts (docs/kds.md)",
 				describe(first.obj, first.zone), e.copy)
-			out = append(out, clash(RuleKDSCollision, LevelError, namePath, e.obj.Name, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.copy))
+			out = append(out, clash(RuleKDSCollision, LevelError, e.name, e.obj.Name, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, e.copy))
 		}
 	}
 	return out
@@ -374,6 +417,9 @@ func describe(o Object, zone string) string {
 		s += o.Namespace + "/"
 	}
 	s += o.Name
+	if o.Mesh != "" {
+		s += " of mesh " + o.Mesh
+	}
 	if zone != "" {
 		s += " of zone " + zone
 	}

@@ -22,6 +22,15 @@ type input struct {
 	raw  string
 }
 
+// universal says whether in is a Kuma Universal resource (AddUniversal), as universalObj writes one.
+func (in input) universal() bool { return strings.HasPrefix(in.raw, `{"type":`) }
+
+// universalObj is a Universal resource as a control plane's REST API lists it.
+func universalObj(kind, name, labels string) input {
+	return input{kind: schema.GroupKind{Group: KumaGroup, Kind: kind},
+		raw: `{"type":"` + kind + `","mesh":"default","name":"` + name + `","labels":{"kuma.io/mesh":"default"` + labels + `},"spec":{}}`}
+}
+
 func kumaObj(kind, ns, name, labels string) input {
 	return input{"", schema.GroupKind{Group: KumaGroup, Kind: kind}, `{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"name":"` + name + `","namespace":"` + ns + `","labels":{"kuma.io/mesh":"default"` + labels + `}}}`}
 }
@@ -90,6 +99,23 @@ func TestUnique(t *testing.T) {
 			kumaObj("MeshTimeout", "kuma-system", "mesh-timeout-all-default", ""),
 			inZone("zone-1", kumaObj("MeshTimeout", "kuma-system", "mesh-timeout-all-default-w4dzbd54v9x64485", "")),
 		}, nil},
+		{"Universal: global's copy of zone-1's backend, and zone-1a's backend", []input{
+			universalObj("MeshService", "backend-z9vdzz8dx42ffz26", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc","kuma.io/display-name":"backend"`),
+			universalObj("MeshService", "backend", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1a","k8s.kuma.io/namespace":"bc"`),
+		}, []string{"kuma/kds-collision MeshService backend of mesh default < MeshService backend-z9vdzz8dx42ffz26 of mesh default backend-z9vdzz8dx42ffz26"}},
+		{"Universal: a zone's object and global's copy of it are one", []input{
+			universalObj("MeshService", "backend", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc"`),
+			universalObj("MeshService", "backend-z9vdzz8dx42ffz26", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc","kuma.io/display-name":"backend"`),
+		}, nil},
+		{"a Kubernetes zone's object against global's Universal copy of another", []input{
+			universalObj("MeshService", "backend-z9vdzz8dx42ffz26", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc","kuma.io/display-name":"backend"`),
+			inZone("zone-1a", kumaObj("MeshService", "bc", "backend", "")),
+		}, []string{"kuma/kds-collision MeshService bc/backend < MeshService backend-z9vdzz8dx42ffz26 of mesh default backend-z9vdzz8dx42ffz26"}},
+		{"Universal resources of global are not kept", []input{
+			universalObj("MeshService", "backend", `,"kuma.io/origin":"global"`),
+			universalObj("MeshService", "backend-z9vdzz8dx42ffz26", `,"kuma.io/origin":"zone","kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc","kuma.io/display-name":"backend"`),
+			universalObj("MeshTimeout", "backend-z9vdzz8dx42ffz26", ``),
+		}, nil},
 		{"a second KongSNI * on one control plane", []input{
 			kongCert("default", "cert.gw1.443.https", "cp-a"), kongSNI("default", "cert.gw1.443.https", "*", "cert.gw1.443.https"),
 			kongCert("default", "cert.gw1.8443.https-alt", "cp-a"), kongSNI("default", "cert.gw1.8443.https-alt", "*", "cert.gw1.8443.https-alt"),
@@ -140,7 +166,11 @@ func TestUnique(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			u := c.NewUnique(naming.Release{})
 			for _, in := range tt.in {
-				if _, err := u.Add(in.zone, in.kind, []byte(in.raw)); err != nil {
+				add := u.Add
+				if in.universal() {
+					add = u.AddUniversal
+				}
+				if _, err := add(in.zone, in.kind, []byte(in.raw)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -86,7 +86,7 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 	if len(args) > 0 {
 		return a.fail(path, usagef("unexpected argument %q", args[0]))
 	}
-	if a.kumaAPI.url != "" {
+	if len(a.kumaAPI.urls) > 0 {
 		return runKumaAudit(a, ctx)
 	}
 	if a.allNamespaces && a.namespace != "" {

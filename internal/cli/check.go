@@ -113,8 +113,12 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			}
 			gk = schema.GroupKind{Group: rules.KumaGroup, Kind: d.Kind}
 		}
-		if !d.Universal { // Universal resources are compared by the Universal audit (docs/unique.md)
-			across.add("", gk, d.Object, placed{source: d.Source, apiVersion: d.APIVersion, line: d.Line}, d.Position)
+		at := placed{source: d.Source, apiVersion: d.APIVersion, line: d.Line}
+		if d.Universal {
+			// Created on the zone control plane --kuma-zone names, else on global.
+			across.addUniversal(a.kumaZone, gk, d.Object, at, d.Position)
+		} else {
+			across.add("", gk, d.Object, at, d.Position)
 		}
 		if !a.cfg.Judges(gk, a.release) {
 			return nil

@@ -23,20 +23,24 @@ func kumaZoneFlag(a *app, fs *pflag.FlagSet) {
 
 // kumaAPIFlags are audit's flags for a Kuma control plane's REST API.
 type kumaAPIFlags struct {
-	url, tokenFile, caFile, certFile, keyFile string
+	// urls are the control planes audited in one run: global's and zones', whose resources are
+	// compared with one another (docs/unique.md).
+	urls                                 []string
+	tokenFile, caFile, certFile, keyFile string
 }
 
 func kumaAPIFlagSet(a *app, fs *pflag.FlagSet) {
-	fs.StringVar(&a.kumaAPI.url, "kuma-api", "", "audit the resources of this Kuma control plane's REST API (http://127.0.0.1:5681, https://cp:5682) instead of a Kubernetes cluster")
+	fs.StringArrayVar(&a.kumaAPI.urls, "kuma-api", nil, "audit the resources of this Kuma control plane's REST API (http://127.0.0.1:5681, https://cp:5682) instead of a Kubernetes cluster; repeated, several control planes (global and zones) whose KDS copy names are compared")
 	fs.StringVar(&a.kumaAPI.tokenFile, "kuma-token-file", "", "file holding a Kuma user token, sent as a Bearer token (default: $KUMA_API_TOKEN; none needed on the control plane's own loopback)")
 	fs.StringVar(&a.kumaAPI.caFile, "kuma-ca-file", "", "PEM file of the CAs that sign the control plane's certificate (default: the system's)")
 	fs.StringVar(&a.kumaAPI.certFile, "kuma-client-cert", "", "client certificate (PEM) for the control plane's TLS")
 	fs.StringVar(&a.kumaAPI.keyFile, "kuma-client-key", "", "the client certificate's key (PEM)")
 }
 
-// runKumaAudit is audit --kuma-api: every resource the control plane holds, of every type it serves
-// that is judged under the release (its index's version unless --kuma-version says otherwise),
-// judged as its release's REST API judges its creation (docs/universal.md).
+// runKumaAudit is audit --kuma-api: every resource each control plane holds, of every type it
+// serves that is judged under the release (its index's version unless --kuma-version says
+// otherwise), judged as its release's REST API judges its creation (docs/universal.md); then the
+// KDS copy names of the resources of all of them are compared (docs/unique.md).
 func runKumaAudit(a *app, ctx context.Context) int {
 	const path = "kriguard audit"
 	if a.namespace != "" || a.allNamespaces || len(a.kubeconfigs) > 0 || len(a.kubeContexts) > 0 || a.report != reportNone {
@@ -52,35 +56,14 @@ func runKumaAudit(a *app, ctx context.Context) int {
 	if err != nil {
 		return a.fail(path, err)
 	}
-	c, err := kumaapi.New(kumaapi.Options{URL: a.kumaAPI.url, Token: token, CAFile: a.kumaAPI.caFile,
-		CertFile: a.kumaAPI.certFile, KeyFile: a.kumaAPI.keyFile, PageSize: int(a.chunkSize)})
-	if err != nil {
-		return a.fail(path, usagef("--kuma-api: %v", err))
-	}
-	ix, err := c.Index(ctx)
-	if err != nil {
-		return a.fail(path, err)
-	}
-	rel := a.release
-	if a.kumaVersion == "" {
-		if rel, err = releaseOfVersion(ix.KumaVersion()); err != nil {
-			return a.fail(path, fmt.Errorf("%s: %w", c.URL(), err))
+	clients := make([]*kumaapi.Client, 0, len(a.kumaAPI.urls))
+	for _, u := range a.kumaAPI.urls {
+		c, err := kumaapi.New(kumaapi.Options{URL: u, Token: token, CAFile: a.kumaAPI.caFile,
+			CertFile: a.kumaAPI.certFile, KeyFile: a.kumaAPI.keyFile, PageSize: int(a.chunkSize)})
+		if err != nil {
+			return a.fail(path, usagef("--kuma-api: %v", err))
 		}
-	}
-	based := ""
-	if ix.BasedOnKuma != "" {
-		based = " (based on Kuma " + ix.BasedOnKuma + ")"
-	}
-	fmt.Fprintf(a.errOut, "audit: %s is %s %s%s; judged as Kuma %s\n", c.URL(), ix.Product, ix.Version, based, rel)
-	types, err := c.Types(ctx)
-	if err != nil {
-		return a.fail(path, err)
-	}
-	var judged []kumaapi.ResourceType
-	for _, t := range types {
-		if a.cfg.Judges(schema.GroupKind{Group: rules.KumaGroup, Kind: t.Name}, rel) {
-			judged = append(judged, t)
-		}
+		clients = append(clients, c)
 	}
 	var p *progressLine
 	if a.streams.ErrIsTerminal {
@@ -91,10 +74,74 @@ func runKumaAudit(a *app, ctx context.Context) int {
 		return a.fail(path, err)
 	}
 	var t tally
+	// A zone's resources carry their zone in the kuma.io/zone label; global's copies of them too.
+	across := newAcrossObjects(a.cfg, a)
+	for _, c := range clients {
+		if err = a.auditKumaAPI(ctx, c, w, p, &t, across); err != nil {
+			break
+		}
+	}
+	if p != nil {
+		p.done(t)
+	}
+	if err == nil {
+		// The clashes between resources, once every control plane is listed.
+		for _, r := range across.results(&t) {
+			if err = w.write(r); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = w.close()
+	} else if ctx.Err() == nil {
+		// A listing that failed part way: what was judged is printed, and the run fails, so that
+		// no one reads it as the whole control plane.
+		_ = w.close()
+		err = fmt.Errorf("%w; the audit is incomplete: %d resources judged before it stopped", err, t.objects)
+	}
+	if err != nil {
+		return a.fail(path, err)
+	}
+	return t.exitCode()
+}
+
+// auditKumaAPI judges every resource of the control plane of c, writes each result to w, and
+// hands each resource to across.
+func (a *app) auditKumaAPI(ctx context.Context, c *kumaapi.Client, w resultWriter, p *progressLine, t *tally, across *acrossObjects) error {
+	ix, err := c.Index(ctx)
+	if err != nil {
+		return err
+	}
+	rel := a.release
+	if a.kumaVersion == "" {
+		if rel, err = releaseOfVersion(ix.KumaVersion()); err != nil {
+			return fmt.Errorf("%s: %w", c.URL(), err)
+		}
+	}
+	based := ""
+	if ix.BasedOnKuma != "" {
+		based = " (based on Kuma " + ix.BasedOnKuma + ")"
+	}
+	if p != nil {
+		p.clear()
+	}
+	fmt.Fprintf(a.errOut, "audit: %s is %s %s%s; judged as Kuma %s\n", c.URL(), ix.Product, ix.Version, based, rel)
+	types, err := c.Types(ctx)
+	if err != nil {
+		return err
+	}
+	var judged []kumaapi.ResourceType
+	for _, t := range types {
+		if a.cfg.Judges(schema.GroupKind{Group: rules.KumaGroup, Kind: t.Name}, rel) {
+			judged = append(judged, t)
+		}
+	}
 	source := c.URL()
 	for i, typ := range judged {
 		gk := schema.GroupKind{Group: rules.KumaGroup, Kind: typ.Name}
 		_, err = c.List(ctx, typ, func(raw json.RawMessage) error {
+			across.addUniversal("", gk, raw, placed{source: source}, nil)
 			d, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -120,24 +167,10 @@ func runKumaAudit(a *app, ctx context.Context) int {
 			return a.out.Flush()
 		})
 		if err != nil {
-			break
+			return err
 		}
 	}
-	if p != nil {
-		p.done(t)
-	}
-	if err == nil {
-		err = w.close()
-	} else if ctx.Err() == nil {
-		// A listing that failed part way: what was judged is printed, and the run fails, so that
-		// no one reads it as the whole control plane.
-		_ = w.close()
-		err = fmt.Errorf("%w; the audit is incomplete: %d resources judged before it stopped", err, t.objects)
-	}
-	if err != nil {
-		return a.fail(path, err)
-	}
-	return t.exitCode()
+	return nil
 }
 
 func (a *app) kumaError(p *progressLine, err error) {

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // kumaFixture is what a real kuma-cp answered, recorded as testdata/kumaapi/README.md says: each
@@ -278,4 +282,91 @@ func TestKumaAuditErrors(t *testing.T) {
 			t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
 		}
 	})
+}
+
+// plantMeshService returns f with its MeshService "name" of mesh default relabelled, or, when the
+// fixture has none, with one added (and the list's total with it).
+func plantMeshService(t testing.TB, f kumaFixture, name string, labels map[string]string) kumaFixture {
+	t.Helper()
+	const uri = "/meshservices?size=5"
+	var page struct {
+		Total int              `json:"total"`
+		Items []map[string]any `json:"items"`
+		Next  *string          `json:"next"`
+	}
+	if err := json.Unmarshal(f[uri].Body, &page); err != nil || page.Next != nil {
+		t.Fatalf("%s: %v (next %v): the planting wants one page", uri, err, page.Next)
+	}
+	planted := map[string]any{"type": "MeshService", "mesh": "default", "name": name, "labels": labels,
+		"spec": map[string]any{"ports": []any{map[string]any{"port": 80, "targetPort": 8080, "appProtocol": "http"}}}}
+	i := slices.IndexFunc(page.Items, func(it map[string]any) bool { return it["mesh"] == "default" && it["name"] == name })
+	if i < 0 {
+		page.Items = append(page.Items, planted)
+		page.Total++
+	} else {
+		page.Items[i] = planted
+	}
+	body, err := json.Marshal(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := maps.Clone(f)
+	rec := out[uri]
+	rec.Body = body
+	out[uri] = rec
+	return out
+}
+
+// audit --kuma-api, given global's control plane and a zone's, finds two zones' MeshServices whose
+// KDS copies get one name on global: global holds zone-1's copy (zone-1's namespace abc), the zone
+// zone-1a holds its own backend of namespace bc. The resources both control planes hold (the
+// fixture's own) are the same resources, seen twice, and do not clash.
+func TestKumaAuditCopyCollision(t *testing.T) {
+	f := readKumaFixture(t, "v2.14.3-0c7aaec")
+	global := newKumaServer(t, plantMeshService(t, f, "backend-z9vdzz8dx42ffz26", map[string]string{
+		"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1",
+		"k8s.kuma.io/namespace": "abc", "kuma.io/display-name": "backend",
+	}), "", nil)
+	zone := newKumaServer(t, plantMeshService(t, f, "backend", map[string]string{
+		"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1a", "k8s.kuma.io/namespace": "bc",
+	}), "", nil)
+	cas, err := os.ReadFile(global.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := os.ReadFile(zone.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := writeFile(t, t.TempDir(), "cas.pem", string(cas)+string(more))
+
+	r := run(t, "", "audit", "--kuma-api", global.URL, "--kuma-api", zone.URL, "--kuma-ca-file", caFile, "--chunk-size", "5", "-o", "json")
+	if r.code != ExitDenied {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitDenied, r.stderr)
+	}
+	var clashes []string
+	for _, res := range decodeResults(t, r.stdout) {
+		for _, c := range res.Causes {
+			if c.Rule == rules.RuleKDSCollision {
+				clashes = append(clashes, res.Source+" "+res.Kind+" "+res.Mesh+"/"+res.Name+" "+c.Field+": "+c.Message)
+			}
+		}
+	}
+	if len(clashes) != 1 {
+		t.Fatalf("%d KDS copy collisions, want 1:\n%s", len(clashes), strings.Join(clashes, "\n"))
+	}
+	for _, want := range []string{
+		zone.URL + " MeshService default/backend name: ",
+		"MeshService backend-z9vdzz8dx42ffz26 of mesh default of zone zone-1", // the other
+		`one copy name "backend-z9vdzz8dx42ffz26" on global`,
+	} {
+		if !strings.Contains(clashes[0], want) {
+			t.Errorf("collision %q does not say %q", clashes[0], want)
+		}
+	}
+	// The same pair in the other order, the zone first: the finding is about global's copy.
+	r = run(t, "", "audit", "--kuma-api", zone.URL, "--kuma-api", global.URL, "--kuma-ca-file", caFile, "--chunk-size", "5")
+	if want := global.URL + ": MeshService backend-z9vdzz8dx42ffz26 (mesh default): name: Duplicate value"; r.code != ExitDenied || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout does not say %q:\n%s", r.code, want, r.stdout)
+	}
 }

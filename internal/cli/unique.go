@@ -36,10 +36,27 @@ func (x *acrossObjects) add(zone string, gk schema.GroupKind, raw []byte, p plac
 	if pos != nil {
 		p.nameLine, p.nameCol = pos("metadata.name")
 	}
+	x.place(id, p)
+}
+
+func (x *acrossObjects) place(id int, p placed) {
 	for len(x.at) <= id {
 		x.at = append(x.at, placed{})
 	}
 	x.at[id] = p
+}
+
+// addUniversal reads one Kuma Universal resource of zone ("": its kuma.io/zone label's), as add
+// reads an object.
+func (x *acrossObjects) addUniversal(zone string, gk schema.GroupKind, raw []byte, p placed, pos positions) {
+	id, err := x.u.AddUniversal(zone, gk, raw)
+	if err != nil || id < 0 {
+		return
+	}
+	if pos != nil {
+		p.nameLine, p.nameCol = pos("name")
+	}
+	x.place(id, p)
 }
 
 // results returns a result per clash, about the object the clash is about, and counts the

@@ -43,11 +43,24 @@ kind: KongSNI
 metadata: {name: cert.gw1.8443.https-alt, namespace: default}
 spec: {name: "*", certificateRef: {name: cert.gw1.8443.https-alt}}
 `)
+	universal := writeFile(t, dir, "universal.yaml", `type: MeshService
+mesh: default
+name: backend
+labels: {kuma.io/zone: zone-1, k8s.kuma.io/namespace: abc}
+spec: {}
+---
+type: MeshService
+mesh: default
+name: backend
+labels: {kuma.io/zone: zone-1a, k8s.kuma.io/namespace: bc}
+spec: {}
+`)
 	for _, tt := range []struct {
 		name, file string
 		want       []string
 	}{
 		{"KDS copies", kds, []string{":11:3: MeshService bc/backend: metadata.name: Duplicate value: \"backend\": KDS gives it and MeshService abc/backend of zone zone-1 one copy name \"backend-z9vdzz8dx42ffz26\" on global"}},
+		{"Universal KDS copies", universal, []string{":9:1: MeshService backend (mesh default): name: Duplicate value: \"backend\": KDS gives it and MeshService backend of mesh default of zone zone-1 one copy name \"backend-z9vdzz8dx42ffz26\" on global"}},
 		{"KongSNIs", snis, []string{":18:12: ", "KongSNI default/cert.gw1.8443.https-alt: spec.name: Duplicate value: \"*\": KongSNI default/cert.gw1.443.https has the same SNI"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
