@@ -8,7 +8,7 @@ import (
 	"github.com/kriguard/kriguard/naming"
 )
 
-// FuzzUniqueAdd: any bytes, as any kind the rules across objects read, are an error or an
+// FuzzUniqueAdd: any bytes, as any kind the rules across objects read (Kubernetes or Universal), are an error or an
 // object, never a panic, and Findings holds up after them.
 func FuzzUniqueAdd(f *testing.F) {
 	for _, in := range []input{
@@ -16,6 +16,7 @@ func FuzzUniqueAdd(f *testing.F) {
 		kongCert("default", "c", "cp-a"), kongSNI("default", "s", "*", "c"),
 		gateway("default", "g.1", "kong", listener("x", 2, "", "tls")),
 		httpRoute("ns", "r", `{"group":"","kind":"Service","name":"s"}`),
+		universalObj("MeshService", "backend", `,"kuma.io/zone":"zone-1","k8s.kuma.io/namespace":"abc"`),
 	} {
 		f.Add(in.raw)
 	}
@@ -26,6 +27,7 @@ func FuzzUniqueAdd(f *testing.F) {
 		for _, gk := range kinds {
 			_, _ = u.Add("z", gk, []byte(raw))
 			_, _ = u.Add("", gk, []byte(raw))
+			_, _ = u.AddUniversal("z", gk, []byte(raw))
 		}
 		for _, cl := range u.Findings() {
 			if cl.Problem == nil || cl.Name == "" {
