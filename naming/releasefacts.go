@@ -2,6 +2,7 @@ package naming
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -134,6 +135,11 @@ func (r Release) Removed(kind string) (note string, ok bool) {
 	note, ok = r.facts().removed[kind]
 	return note, ok
 }
+
+// RemovedKinds returns the kinds Removed reports for r, sorted: the kinds an earlier release ships
+// and r does not, with a KRI there (MeshGateway, ZoneIngress, ZoneEgress) or without one
+// (MeshGatewayInstance, the legacy policies, …).
+func (r Release) RemovedKinds() []string { return slices.Sorted(maps.Keys(r.facts().removed)) }
 
 // RemovedTargetRefKind reports whether kind is a targetRef kind an earlier release accepts and r
 // does not, with what r's upgrade notes say instead.

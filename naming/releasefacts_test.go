@@ -54,19 +54,20 @@ func TestKindListDrift(t *testing.T) {
 				prev = crds
 				return
 			}
-			var gone, removed []string
+			var gone []string
 			for k := range prev {
 				if !crds[k] {
 					gone = append(gone, k)
 				}
-				if _, ok := r.Removed(k); ok {
-					removed = append(removed, k)
-				}
 			}
 			slices.Sort(gone)
-			slices.Sort(removed)
-			if !slices.Equal(gone, removed) {
+			if removed := r.RemovedKinds(); !slices.Equal(gone, removed) {
 				t.Errorf("CRDs gone since the previous release %q, kinds the release says it removed %q", gone, removed)
+			}
+			for _, k := range r.RemovedKinds() {
+				if note, ok := r.Removed(k); !ok || note == "" {
+					t.Errorf("%s: listed as removed, but Removed says %q, %t", k, note, ok)
+				}
 			}
 			for k := range crds {
 				if _, ok := r.Removed(k); ok {

@@ -87,7 +87,9 @@ const (
 
 // Decision is the rules' answer to one Request.
 type Decision struct {
-	// Guarded is false for a kind the configuration does not guard: nothing else is set then.
+	// Guarded is false for a kind the configuration does not guard and no release removed:
+	// nothing else is set then. A Kuma kind a release removed is guarded under every release: the
+	// one that removed it refuses it (RuleRemovedKind), the others admit it untouched.
 	Guarded bool
 	// Release is the Kuma release the object was judged against.
 	Release naming.Release
@@ -155,12 +157,20 @@ func (d *Decision) Findings() []Finding {
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
 	c = c.forRelease(r.Release).forMode(r.Mode)
 	g, ok := c.guardFor(r.Kind)
-	if !ok {
+	// A kind routed to be judged only as removed, under a release that ships it.
+	removedElsewhere := !ok && removedByARelease(r.Kind)
+	if !ok && !removedElsewhere {
 		return Decision{}, nil
+	}
+	if removedElsewhere {
+		g = &guard{gk: r.Kind, enforcement: c.DefaultEnforcement}
 	}
 	d := Decision{Guarded: true, Release: c.release, Mode: c.Mode(), Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
 	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
 	switch {
+	case removedElsewhere:
+		// Nothing else of it is judged: no findings, no patch, no KRI.
+		return d, nil
 	case r.Universal:
 		return c.decideUniversal(ctx, g, r, d)
 	case r.Phase == Admit:

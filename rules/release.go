@@ -51,8 +51,28 @@ func (c *Config) guardFor(gk schema.GroupKind) (*guard, bool) {
 	return nil, false
 }
 
+// removedKinds are the Kuma kinds a known release removed (naming.Release.RemovedKinds).
+var removedKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, rel := range naming.Releases() {
+		for _, k := range rel.RemovedKinds() {
+			m[k] = true
+		}
+	}
+	return m
+}()
+
+// removedByARelease reports whether gk is a Kuma kind a known release removed. The webhook is sent
+// such kinds also when the configuration does not guard them (MeshGatewayInstance, the legacy
+// policies: they have no KRI), so that a release that removed them refuses them; under a release
+// that ships them, Decide admits them untouched (docs/releases.md, "Removed kinds at admission").
+func removedByARelease(gk schema.GroupKind) bool {
+	return gk.Group == KumaGroup && removedKinds[gk.Kind]
+}
+
 // Judges reports whether Decide judges objects of gk under rel: gk is guarded, or a Kuma kind rel
-// removed.
+// removed. A Kuma kind only another release removed is not judged under rel (Decide admits it
+// untouched), so the command and the audit leave its objects out.
 func (c *Config) Judges(gk schema.GroupKind, rel naming.Release) bool {
 	_, ok := c.forRelease(rel).guardFor(gk)
 	return ok

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -142,5 +143,89 @@ func TestReleaseRulesInTheWebhook(t *testing.T) {
 	d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: raw, Release: naming.Kuma3_0})
 	if err != nil || !d.Allowed {
 		t.Errorf("webhook, Kuma 3.0, by name: allowed %v, %v, err %v", d.Allowed, d.Findings(), err)
+	}
+}
+
+// TestRemovedKindsRouted: a Kuma kind a release removed and no configuration guards (it has no KRI:
+// MeshGatewayInstance, the legacy policies, …) reaches the webhooks so that the release that removed
+// it refuses it: 3.0 denies its CREATE naming the release, lets an UPDATE of a leftover object through
+// with the problem as pre-existing (a finalizer must still be removable), never patches it and lets
+// DELETE through; 2.14 admits it untouched, with no finding, no patch and no KRI, and without the
+// warning of a kind the configuration does not guard. The command and the audit judge it on 3.0 only.
+func TestRemovedKindsRouted(t *testing.T) {
+	c := DefaultConfig()
+	var kinds []string
+	for _, k := range naming.Kuma3_0.RemovedKinds() {
+		if _, guarded := c.Enforcement(schema.GroupKind{Group: KumaGroup, Kind: k}); !guarded {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, want := range []string{"MeshGatewayInstance", "TrafficRoute", "ExternalService", "ZoneIngressInsight"} {
+		if !slices.Contains(kinds, want) {
+			t.Fatalf("%s is not among the removed kinds the configuration does not guard: %q", want, kinds)
+		}
+	}
+	ctx := context.Background()
+	for _, kind := range kinds {
+		gk := schema.GroupKind{Group: KumaGroup, Kind: kind}
+		raw := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"name":"old","namespace":"kuma-demo","labels":{"kuma.io/mesh":"m1"}},"mesh":"default","spec":{}}`)
+		generated := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"generateName":"old-","namespace":"kuma-demo"},"mesh":"default","spec":{}}`)
+		for _, rel := range naming.Releases() {
+			_, removed := rel.Removed(kind)
+			if got := c.Judges(gk, rel); got != removed {
+				t.Errorf("Kuma %s: Judges(%s) = %t, want %t", rel, kind, got, removed)
+			}
+			for _, r := range []Request{
+				{Phase: Validate, Operation: "CREATE", Object: raw},
+				{Phase: Validate, Operation: "UPDATE", Object: raw, OldObject: raw},
+				{Phase: Validate, Operation: "DELETE", OldObject: raw},
+				{Phase: Mutate, Operation: "CREATE", Object: raw},
+				{Phase: Mutate, Operation: "CREATE", Object: generated},
+				{Phase: Mutate, Operation: "UPDATE", Object: raw, OldObject: raw},
+			} {
+				r.Kind, r.Release = gk, rel
+				d, err := c.Decide(ctx, r)
+				if err != nil {
+					t.Fatalf("Kuma %s: %s %s: %v", rel, r.Operation, kind, err)
+				}
+				id := fmt.Sprintf("Kuma %s, phase %d, %s %s", rel, r.Phase, r.Operation, kind)
+				if !d.Guarded || d.Release != rel || len(d.Patch) > 0 || d.KRI() != "" {
+					t.Errorf("%s: guarded %t, release %s, patch %v, KRI %q; want guarded, untouched, no KRI", id, d.Guarded, d.Release, d.Patch, d.KRI())
+				}
+				refused := removed && r.Phase == Validate && r.Operation == "CREATE"
+				if d.Allowed == refused {
+					t.Errorf("%s: allowed %t, want %t (%v)", id, d.Allowed, !refused, d.Findings())
+				}
+				var findings []Rule
+				for _, f := range d.Findings() {
+					findings = append(findings, f.Rule)
+				}
+				var want []Rule
+				switch {
+				case refused:
+					if es := d.Errors(); len(es) != 1 || es[0].Field != "kind" || !strings.Contains(es[0].Error(), "removed in Kuma "+rel.String()+": ") {
+						t.Errorf("%s: errors %v, want one at kind naming the release", id, es)
+					}
+					want = []Rule{RuleRemovedKind}
+				case removed && r.Phase == Validate && r.Operation == "UPDATE":
+					if len(d.PreExisting()) != 1 {
+						t.Errorf("%s: pre-existing %v, want the removed kind", id, d.PreExisting())
+					}
+					want = []Rule{RuleRemovedKind}
+				}
+				if !slices.Equal(findings, want) {
+					t.Errorf("%s: findings %v, want %v", id, d.Findings(), want)
+				}
+			}
+		}
+	}
+
+	// A Kuma kind no release removed and the configuration does not guard stays unguarded.
+	for _, rel := range naming.Releases() {
+		d, err := c.Decide(ctx, Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "DataplaneInsight"}, Operation: "CREATE",
+			Object: []byte(`{"metadata":{"name":"dpi"}}`), Release: rel})
+		if err != nil || d.Guarded {
+			t.Errorf("Kuma %s: DataplaneInsight guarded %t, err %v", rel, d.Guarded, err)
+		}
 	}
 }
