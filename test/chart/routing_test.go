@@ -160,9 +160,11 @@ func TestRouting(t *testing.T) {
 	for _, k := range guardedKinds(values) {
 		guarded[k.group+"/"+k.kind] = true
 	}
+	// The Kuma kinds a release removed that have no KRI reach the validating webhook alone.
+	removed := removedRules(t)
 
 	t.Run("every kind in an ordinary namespace", func(t *testing.T) {
-		checked := 0
+		checked, routedRemoved := 0, 0
 		for _, k := range env.Kinds {
 			if k.Group != "kuma.io" && k.Group != "configuration.konghq.com" {
 				continue
@@ -188,6 +190,9 @@ func TestRouting(t *testing.T) {
 				want = []string{"/mutate", "/validate"}
 			case guarded[k.Group+"/"+k.Kind]:
 				want = []string{"/mutate"}
+			case removed.Has(k.Group+"/"+k.Version+"/"+k.Plural) && err == nil:
+				want = []string{"/validate"}
+				routedRemoved++
 			}
 			if got := paths(rec.take(ns, name), "CREATE"); !slices.Equal(got, want) {
 				t.Errorf("creating a %s (guarded: %v) reached %v, want %v", k.Kind, guarded[k.Group+"/"+k.Kind], got, want)
@@ -201,6 +206,9 @@ func TestRouting(t *testing.T) {
 		}
 		if checked < len(guarded) {
 			t.Errorf("checked %d kinds, fewer than the %d guarded ones", checked, len(guarded))
+		}
+		if routedRemoved != removed.Len() {
+			t.Errorf("created %d objects of the removed kinds, want one of each of %d", routedRemoved, removed.Len())
 		}
 	})
 

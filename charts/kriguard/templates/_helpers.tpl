@@ -123,6 +123,33 @@ listed resources (no subresources such as status), never a wildcard.
 {{- end }}
 {{- end -}}
 
+{{/*
+The Kuma kinds a release removed that no release names with a KRI, so that config.kinds cannot list them
+(MeshGatewayInstance, the legacy policies, …; MeshGateway, ZoneIngress and ZoneEgress are config.kinds):
+their resources, as v2.14.3's CRDs name them, which a cluster upgraded to 3.0 still serves (Helm never
+deletes CRDs). Held equal to naming's list (naming.Release.RemovedKinds) by test/chart's
+TestRemovedKindsRule.
+*/}}
+{{- define "kriguard.removedKumaResources" -}}
+{{- list "circuitbreakers" "externalservices" "faultinjections" "healthchecks" "meshgatewayconfigs" "meshgatewayinstances" "meshgatewayroutes" "proxytemplates" "ratelimits" "retries" "timeouts" "trafficlogs" "trafficpermissions" "trafficroutes" "traffictraces" "virtualoutbounds" "zoneegressinsights" "zoneingressinsights" | toJson -}}
+{{- end -}}
+
+{{/*
+The validating webhook's rule for those kinds: CREATE and UPDATE, so that a release that removed them (3.0)
+refuses them naming itself, while one that ships them (2.14) admits them untouched (docs/releases.md,
+"Removed kinds at admission"). DELETE is never sent: leftovers must stay removable. Not rendered when
+config.kuma.version pins 2.14, which removes none of them: they then never reach the webhook.
+*/}}
+{{- define "kriguard.removedKindsRule" -}}
+{{- if ne (toString .Values.config.kuma.version) "2.14" }}
+- apiGroups: ["kuma.io"]
+  apiVersions: ["v1alpha1"]
+  resources: {{ include "kriguard.removedKumaResources" . }}
+  operations: ["CREATE", "UPDATE"]
+  scope: "*"
+{{- end }}
+{{- end -}}
+
 {{/* Namespaces the webhook never sees: kube-system, its own, the configured ones, and opted-out ones. */}}
 {{- define "kriguard.namespaceSelector" -}}
 matchExpressions:
