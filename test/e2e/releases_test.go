@@ -147,11 +147,25 @@ func controlPlaneWrites(rel naming.Release) []*unstructured.Unstructured {
 	return objs
 }
 
+// removedWithoutKRI are objects of kinds 3.0 removed that have no KRI in any release: a
+// MeshGatewayInstance and a legacy policy, as 2.14 stores them.
+func removedWithoutKRI(suffix string) []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		kumaObject("MeshGatewayInstance", "kuma-demo", "edge"+suffix, nil, nil, map[string]any{"spec": map[string]any{"replicas": int64(1)}}),
+		kumaObject("TrafficRoute", "", "route-all"+suffix, nil, nil, map[string]any{"mesh": "default", "spec": map[string]any{
+			"sources":      []any{map[string]any{"match": map[string]any{"kuma.io/service": "*"}}},
+			"destinations": []any{map[string]any{"match": map[string]any{"kuma.io/service": "*"}}},
+			"conf":         map[string]any{"destination": map[string]any{"kuma.io/service": "*"}},
+		}}),
+	}
+}
+
 // TestKumaReleases runs each release's CRDs in a real API server with the webhook in kuma.version
 // auto beside a control plane of that release: the release is detected, names RFC 1035 refuses
 // are denied on 3.0 only, the control plane's own writes are never denied nor warned about, and a
 // MeshGateway is judged on 2.14, then refused once the control plane is upgraded to 3.0 during the
-// run (its CRD stays, as Helm leaves it).
+// run (its CRD stays, as Helm leaves it), as are a MeshGatewayInstance and a TrafficRoute, kinds
+// without a KRI that 2.14 admits untouched; their objects stored before the upgrade stay removable.
 func TestKumaReleases(t *testing.T) {
 	for _, tc := range []struct {
 		upstream, image string
@@ -207,6 +221,22 @@ func TestKumaReleases(t *testing.T) {
 				t.Errorf("a MeshGateway on 2.14: KRI annotation %q", got)
 			}
 
+			// Kinds 3.0 removed that have no KRI: the webhook sees them (judged only as removed) and
+			// 2.14 admits them untouched, with no warning and no annotation.
+			c.userWarn.take()
+			leftovers := removedWithoutKRI("")
+			for _, obj := range leftovers {
+				if err := c.user.Create(ctx, obj); err != nil {
+					t.Errorf("a %s on 2.14: %v", obj.GetKind(), err)
+				}
+				if w := c.userWarn.take(); len(w) > 0 {
+					t.Errorf("a %s on 2.14 warned: %q", obj.GetKind(), w)
+				}
+				if a := obj.GetAnnotations(); len(a) > 0 {
+					t.Errorf("a %s on 2.14 was patched: annotations %v", obj.GetKind(), a)
+				}
+			}
+
 			// The upgrade: the control plane now runs 3.0; 2.14's CRDs stay.
 			c.cp.Spec.Template.Spec.Containers[0].Image = "docker.io/kumahq/kuma-cp:3.0.0"
 			if err := c.env.Client.Update(ctx, c.cp); err != nil {
@@ -225,6 +255,30 @@ func TestKumaReleases(t *testing.T) {
 			}
 			if n := releaseDecisions(t, "MeshGateway", "CREATE", "denied", "deny", "none", "3.0"); n < 1 {
 				t.Errorf("the refused MeshGateway is not counted with kuma_release 3.0")
+			}
+			// The kinds without a KRI are refused too, naming the release; the objects stored before
+			// the upgrade can still be updated (a problem they had is only warned about) and deleted.
+			for _, obj := range removedWithoutKRI("-2") {
+				err := c.user.Create(ctx, obj)
+				if want := fmt.Sprintf(`kind: Invalid value: "%s": removed in Kuma 3.0: `, obj.GetKind()); err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("a %s after the upgrade to 3.0: %v, want refused with %q", obj.GetKind(), err, want)
+				}
+			}
+			if n := releaseDecisions(t, "TrafficRoute", "CREATE", "denied", "deny", "none", "3.0"); n != 1 {
+				t.Errorf("refused TrafficRoutes counted with kuma_release 3.0: %v, want 1", n)
+			}
+			c.userWarn.take()
+			for _, obj := range leftovers {
+				obj.SetLabels(map[string]string{"team": "edge"})
+				if err := c.user.Update(ctx, obj); err != nil {
+					t.Errorf("updating the leftover %s after the upgrade: %v", obj.GetKind(), err)
+				}
+				if w := c.userWarn.take(); len(w) != 1 || !strings.Contains(w[0], "pre-existing problem, allowed on update: kind: ") {
+					t.Errorf("updating the leftover %s after the upgrade warned %q, want the removed kind as pre-existing", obj.GetKind(), w)
+				}
+				if err := c.user.Delete(ctx, obj); err != nil {
+					t.Errorf("deleting the leftover %s after the upgrade: %v", obj.GetKind(), err)
+				}
 			}
 			// The same RFC 1035 name is denied now, and the control plane's writes still pass.
 			if err := c.user.Create(ctx, kumaObject("MeshService", "kuma-demo", "2nd-backend", map[string]string{naming.LabelMesh: "default"}, nil, map[string]any{"spec": map[string]any{}})); err == nil {
