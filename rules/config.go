@@ -566,6 +566,12 @@ func checkKind(reg *naming.Registry, k KindConfig, p *field.Path) field.ErrorLis
 		}
 		return errs
 	}
+	if gk := (schema.GroupKind{Group: k.Group, Kind: k.Kind}); k.ShortName == "" && k.Scope == "" && removedByARelease(gk) {
+		// Not a KRI kind to declare: the webhook is sent it and judges it only as removed, whatever
+		// the configuration lists.
+		return field.ErrorList{field.Invalid(p.Child("kind"), k.Kind, "a Kuma kind a release removed, which has no KRI: "+
+			"not configured, the webhook judges it only as removed, under the default enforcement (docs/releases.md, \"Removed kinds at admission\")")}
+	}
 	rt, errs := resourceType(k.Kind, k.ShortName, k.Scope, p, false)
 	if len(errs) > 0 {
 		return errs

@@ -185,6 +185,8 @@ kinds:
 		{name: "type with a bad scope", yaml: header + "types:\n- {kind: MeshWidget, shortName: mw, scope: Zone}\n", err: `types[0].scope: Unsupported value: "Zone": supported values: "Global", "Mesh"`},
 		{name: "type clashing with Kuma", yaml: header + "types:\n- {kind: MeshWidget, shortName: mt, scope: Mesh}\n", err: `types[0]: Invalid value: "MeshWidget": short name "mt" is already registered for kind "MeshTimeout"`},
 		{name: "unknown kind without a type", yaml: header + "kinds:\n- {group: example.com, version: v1, kind: Gizmo}\n", err: "kinds[0].shortName: Required value"},
+		{name: "removed kind without a KRI", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: TrafficRoute, enforcement: warn}\n",
+			err: `kinds[0].kind: Invalid value: "TrafficRoute": a Kuma kind a release removed, which has no KRI: not configured, the webhook judges it only as removed`},
 		{name: "known kind with another short name", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout, shortName: tm}\n", err: `kinds[0].shortName: Invalid value: "tm": kind MeshTimeout is registered with short name "mt"`},
 		{name: "known kind with another scope", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: Mesh, scope: Mesh}\n", err: `kinds[0].scope: Invalid value: "Mesh": kind Mesh is registered with scope Global`},
 		{name: "unknown Kong kind", yaml: header + "kinds:\n- {group: configuration.konghq.com, version: v1, kind: KongConsumer}\n", err: `kinds[0].kind: Unsupported value: "KongConsumer"`},
