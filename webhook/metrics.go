@@ -26,31 +26,44 @@ const (
 	noOverride           = rules.NoOverride
 	otherOperation       = "other"
 	kindOfBrokenRequests = "unknown"
-	// noRelease is the release label of requests that were judged against none.
+	// noRelease is the release label, and the mode label, of requests that were judged against
+	// none.
 	noRelease = "none"
+	// unknownMode is the mode label of decisions made while kuma.mode auto has not found the
+	// control plane's mode.
+	unknownMode = "unknown"
 )
 
 // decisions counts every admission decision. It lives on controller-runtime's registry, next to
 // the framework's own webhook metrics, and is served on the manager's metrics endpoint.
 var decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "kriguard_admission_decisions_total",
-	Help: "Admission decisions of the kriguard webhooks, by kind, operation, decision, enforcement, the requester override that set it and the Kuma release judged against.",
-}, []string{"kind", "operation", "decision", "enforcement", "override", "kuma_release"})
+	Help: "Admission decisions of the kriguard webhooks, by kind, operation, decision, enforcement, the requester override that set it, and the Kuma release and control plane mode judged against.",
+}, []string{"kind", "operation", "decision", "enforcement", "override", "kuma_release", "kuma_mode"})
 
 func init() {
 	metrics.Registry.MustRegister(decisions)
 }
 
-// count counts a decision of no guarded kind: no override took part, no release was judged
-// against.
+// count counts a decision of no guarded kind: no override took part, no release or mode was
+// judged against.
 func count(kind string, op admissionv1.Operation, decision string, e rules.Enforcement) {
-	countOverride(kind, op, decision, e, noOverride, noRelease)
+	countOverride(kind, op, decision, e, noOverride, noRelease, noRelease)
 }
 
 // countDecision counts a decision of the rules: the rules say which override applied, the
 // transport counts it.
 func countDecision(d rules.Decision, op admissionv1.Operation, decision string) {
-	countOverride(d.Object.Kind.Kind, op, decision, d.Enforcement, overrideLabel(d), d.Release.String())
+	countOverride(d.Object.Kind.Kind, op, decision, d.Enforcement, overrideLabel(d), d.Release.String(), modeLabel(d.Mode))
+}
+
+// modeLabel is the mode label of a decision under mode m: unknownMode while kuma.mode auto has not
+// found it.
+func modeLabel(m rules.Mode) string {
+	if m == "" || m == rules.ModeAuto {
+		return unknownMode
+	}
+	return string(m)
 }
 
 // overrideLabel is the override label of d: the requester override that applied, or noOverride.
@@ -62,9 +75,10 @@ func overrideLabel(d rules.Decision) string {
 }
 
 // countOverride counts a decision; override names the requester override that applied, or is
-// noOverride, and release the Kuma release judged against, or is noRelease. Override names come
-// from the configuration and releases from naming, so the label set stays bounded.
-func countOverride(kind string, op admissionv1.Operation, decision string, e rules.Enforcement, override, release string) {
+// noOverride, and release and mode the Kuma release and mode judged against, or are noRelease.
+// Override names come from the configuration, releases from naming and modes from rules, so the
+// label set stays bounded.
+func countOverride(kind string, op admissionv1.Operation, decision string, e rules.Enforcement, override, release, mode string) {
 	opLabel := string(op)
 	switch op {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
@@ -75,5 +89,5 @@ func countOverride(kind string, op admissionv1.Operation, decision string, e rul
 	if enf == "" {
 		enf = noEnforcement
 	}
-	decisions.WithLabelValues(kind, opLabel, decision, enf, override, release).Inc()
+	decisions.WithLabelValues(kind, opLabel, decision, enf, override, release, mode).Inc()
 }

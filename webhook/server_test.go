@@ -164,8 +164,8 @@ func testCertController(t *testing.T, env *testenv.Env) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",kuma_release="2.14",operation="CREATE",override="none"}`,
-		`kriguard_admission_decisions_total{decision="mutated",enforcement="deny",kind="MeshTimeout",kuma_release="2.14",operation="CREATE",override="none"}`,
+		`kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",kuma_mode="unknown",kuma_release="2.14",operation="CREATE",override="none"}`,
+		`kriguard_admission_decisions_total{decision="mutated",enforcement="deny",kind="MeshTimeout",kuma_mode="unknown",kuma_release="2.14",operation="CREATE",override="none"}`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -91,9 +91,15 @@ func (w *Watcher) check(ctx context.Context) {
 	if old != nil && *old == d {
 		return
 	}
+	// One line says what objects are judged against: logged again when the release or the mode
+	// changes.
 	kv := []any{"kumaRelease", d.Release.String(), "version", d.Version, "source", d.Source}
 	if old != nil {
 		kv = append(kv, "previous", old.Release.String())
+	}
+	kv = append(kv, "kumaMode", modeLabel(d.Mode))
+	if old != nil && old.Mode != d.Mode {
+		kv = append(kv, "previousMode", modeLabel(old.Mode))
 	}
 	if d.Known {
 		w.log.Info("kuma release detected", kv...)
@@ -117,4 +123,12 @@ func (w *Watcher) check(ctx context.Context) {
 	if d.CrossCheck != "" {
 		w.log.Info("warning: the served Kuma kinds disagree with the control plane's release", "kumaRelease", d.Release.String(), "crossCheck", d.CrossCheck)
 	}
+}
+
+// modeLabel is how the log names a mode: "unknown" when it is.
+func modeLabel(m string) string {
+	if m == "" {
+		return "unknown"
+	}
+	return m
 }

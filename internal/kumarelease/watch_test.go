@@ -116,6 +116,23 @@ func TestWatchKuma214(t *testing.T) {
 		t.Errorf("the upgrade: log\n%s", l)
 	}
 
+	// The mode alone changes (a standalone zone made global): the release line is logged again,
+	// with the mode it had.
+	cp.Spec.Template.Spec.Containers[1].Env = []corev1.EnvVar{{Name: envMode, Value: ModeGlobal}}
+	if err := env.Client.Update(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); w.Detection().Mode != ModeGlobal; {
+		if time.Now().After(deadline) {
+			t.Fatalf("KUMA_MODE global: after 20s %+v", w.Detection())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if l := logs(); !strings.Contains(l, `"msg"="kuma release detected" "kumaRelease"="3.0" "version"="3.0.0" "source"="image" "previous"="3.0" "kumaMode"="global" "previousMode"="unknown"`) ||
+		!strings.Contains(l, `"msg"="kuma mode detected" "kumaMode"="global" "previous"=""`) {
+		t.Errorf("the mode changed: log\n%s", l)
+	}
+
 	if err := env.Client.Delete(t.Context(), cp); err != nil {
 		t.Fatal(err)
 	}

@@ -197,7 +197,7 @@ func TestBinary(t *testing.T) {
 	}
 	metricsURL := "http://" + net.JoinHostPort(s.Host, strconv.Itoa(s.MetricsPort)) + "/metrics"
 	metrics := httpGet(t, metricsURL)
-	wantSeries := `kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",kuma_release="2.14",operation="CREATE",override="none"} 1`
+	wantSeries := `kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",kuma_mode="unknown",kuma_release="2.14",operation="CREATE",override="none"} 1`
 	if !strings.Contains(metrics, wantSeries) {
 		t.Errorf("the binary's /metrics lacks %s; its kriguard lines:\n%s", wantSeries, grepLines(metrics, "kriguard_"))
 	}
