@@ -31,6 +31,10 @@ bench: ## run the benchmarks
 bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook (docs/performance.md)
 	./hack/bench-e2e.sh
 
+.PHONY: bench-audit
+bench-audit: ## kriguard audit (and audit --kuma-api) as whole processes against a bare paginated listing of the same objects, interleaved rounds (docs/performance.md)
+	./hack/bench-audit.sh
+
 .PHONY: bench-stages
 bench-stages: ## instructions of one admission review, stage by stage, with callgrind (docs/performance.md)
 	./hack/bench-stages.sh

@@ -14,11 +14,11 @@ VETBENCH_ROUNDS=${VETBENCH_ROUNDS:-6}
 VETBENCH_PACKAGES=${VETBENCH_PACKAGES:-50}
 
 # Packages that hold benchmarks, except the vet-tool benchmark and the adversarial ones, which run on their own
-# below. Listing them
+# below, and the audit's processes (make bench-audit). Listing them
 # saves compiling the test binary of every other package.
 pkgs=$(git ls-files -co --exclude-standard '*_test.go' | grep -v '/testdata/' \
   | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u \
-  | grep -v '^test/vetbench$' | sed 's|^|./|; s|^\./\.$|.|')
+  | grep -v '^test/vetbench$' | grep -v '^test/auditbench$' | sed 's|^|./|; s|^\./\.$|.|')
 
 # A failing benchmark package does not stop the others; the exit status reports it at the end.
 rc=0
