@@ -117,6 +117,10 @@ type Decision struct {
 	// errs, kept and notes are the findings of each level, as the API server words a cause. A kind
 	// in dryrun has only errs: it gives no warnings.
 	errs, kept, notes field.ErrorList
+
+	// decoded is the object as Admit decoded it, before any patch: Unique.AddDecided reads it
+	// rather than decode the object a second time.
+	decoded *admitted
 }
 
 // KRI returns the object's KRI as Kuma computes it, valid or not (KRIValid says); "" for kinds
@@ -266,6 +270,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 	if err != nil {
 		return d, err
 	}
+	d.decoded = obj
 	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
 	if d.Patch = c.patch(g, obj, true); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
 		if patched, ok := patchMetadata(obj, d.Patch); ok {

@@ -196,6 +196,19 @@ func (u *Unique) next() int { u.n++; return u.n - 1 }
 // of global are not kept: their copies in the zones differ by name unless their names do (a zone's
 // namespace label is the system namespace), and a zone object that holds one's copy name is found
 // from its own name (kuma/kds-squat), so a check of many objects does not hold them all.
+// AddDecided is Add for an object d decided with Phase Admit: it reads the object as Decide
+// decoded it instead of decoding raw a second time (an audit reads every object of a cluster).
+// Without such a decision of a Kuma object, it is Add.
+func (u *Unique) AddDecided(zone string, gk schema.GroupKind, raw []byte, d *Decision) (int, error) {
+	if gk.Group != KumaGroup || d == nil || d.decoded == nil || d.Object.Kind != gk {
+		return u.Add(zone, gk, raw)
+	}
+	if !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
+		return -1, nil
+	}
+	return u.addKumaObject(zone, gk, d.decoded)
+}
+
 func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, error) {
 	if !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
 		return -1, nil
@@ -204,6 +217,11 @@ func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, err
 	if err != nil {
 		return -1, err
 	}
+	return u.addKumaObject(zone, gk, obj)
+}
+
+// addKumaObject reads obj, a Kuma object of a kind KDS copies to global under a hashed name.
+func (u *Unique) addKumaObject(zone string, gk schema.GroupKind, obj *admitted) (int, error) {
 	e := kumaEntry{zone: cmp.Or(obj.labels[naming.LabelZone], zone)}
 	if obj.name == "" || e.zone == "" || obj.labels[labelOrigin] == originGlobal {
 		// generateName (the API server picks a random name), an object of global, or a copy of

@@ -162,29 +162,53 @@ func TestUnique(t *testing.T) {
 		}, nil},
 	}
 	c := DefaultConfig()
+	// Each case reads the objects as they are (Add), and as an audit does, once decided (AddDecided).
+	add := map[string]func(u *Unique, in input) error{
+		"Add": func(u *Unique, in input) error {
+			add := u.Add
+			if in.universal() {
+				add = u.AddUniversal
+			}
+			_, err := add(in.zone, in.kind, []byte(in.raw))
+			return err
+		},
+		"AddDecided": func(u *Unique, in input) error {
+			if in.universal() { // Decide keeps no decoded Universal resource
+				_, err := u.AddUniversal(in.zone, in.kind, []byte(in.raw))
+				return err
+			}
+			d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: in.kind, Object: []byte(in.raw)})
+			if err != nil {
+				return err
+			}
+			if in.kind.Group == KumaGroup && d.decoded == nil {
+				return fmt.Errorf("Decide kept no decoded %s", in.kind)
+			}
+			_, err = u.AddDecided(in.zone, in.kind, []byte(in.raw), &d)
+			return err
+		},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			u := c.NewUnique(naming.Release{})
-			for _, in := range tt.in {
-				add := u.Add
-				if in.universal() {
-					add = u.AddUniversal
+		for _, how := range []string{"Add", "AddDecided"} {
+			t.Run(tt.name+"/"+how, func(t *testing.T) {
+				u := c.NewUnique(naming.Release{})
+				for _, in := range tt.in {
+					if err := add[how](u, in); err != nil {
+						t.Fatal(err)
+					}
 				}
-				if _, err := add(in.zone, in.kind, []byte(in.raw)); err != nil {
-					t.Fatal(err)
+				var got []string
+				for _, cl := range u.Findings() {
+					got = append(got, string(cl.Rule)+" "+describe(cl.Object, "")+" < "+describe(cl.Peer, "")+" "+cl.Name)
+					if cl.Peer != cl.Object && !strings.Contains(cl.Message(), cl.Peer.Name) {
+						t.Errorf("message %q does not name the other object %q", cl.Message(), cl.Peer.Name)
+					}
 				}
-			}
-			var got []string
-			for _, cl := range u.Findings() {
-				got = append(got, string(cl.Rule)+" "+describe(cl.Object, "")+" < "+describe(cl.Peer, "")+" "+cl.Name)
-				if cl.Peer != cl.Object && !strings.Contains(cl.Message(), cl.Peer.Name) {
-					t.Errorf("message %q does not name the other object %q", cl.Message(), cl.Peer.Name)
+				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+					t.Errorf("clashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 				}
-			}
-			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("clashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
-		})
+			})
+		}
 	}
 }
 

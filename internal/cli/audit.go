@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kriguard/kriguard/internal/jsonpage"
 	"github.com/kriguard/kriguard/internal/kumarelease"
 	"github.com/kriguard/kriguard/internal/served"
 	"github.com/kriguard/kriguard/naming"
@@ -143,8 +143,8 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		}
 		au := &auditor{rest: z.rest, rules: a.cfg, release: release, namespace: ns, chunk: a.chunkSize}
 		zone := z.name
-		au.listedItem = func(gk schema.GroupKind, item []byte) {
-			across.add(zone, gk, item, placed{source: SourceCluster}, nil)
+		au.listedItem = func(gk schema.GroupKind, item []byte, d *rules.Decision) {
+			across.add(zone, gk, item, d, placed{source: SourceCluster}, nil)
 		}
 		au.note = func(err error) {
 			if p != nil {
@@ -309,9 +309,9 @@ type auditor struct {
 	progress  func(kindsDone, kinds, objects int)
 	// decided, when set, gets each decided object, as listed, with its decision.
 	decided func(k auditKind, item []byte, d *rules.Decision)
-	// listedItem, when set, gets each object listed, before it is judged, and the objects of the
-	// peerKinds, which are not judged.
-	listedItem func(gk schema.GroupKind, item []byte)
+	// listedItem, when set, gets each object listed, once judged, with its decision (nil when it
+	// could not be decided), and the objects of the peerKinds, which are not judged, without one.
+	listedItem func(gk schema.GroupKind, item []byte, d *rules.Decision)
 	// note, when set, is told why the peerKinds could not be listed.
 	note func(error)
 	// listed, when set, is told of each kind whether its objects were all listed and judged.
@@ -338,10 +338,14 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		all := true
 		gk := schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind}
 		err := au.listKind(ctx, client, k, func(item []byte) error {
-			if au.listedItem != nil {
-				au.listedItem(gk, item)
-			}
 			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: item, Release: au.release})
+			if au.listedItem != nil {
+				if err != nil {
+					au.listedItem(gk, item, nil)
+				} else {
+					au.listedItem(gk, item, &v)
+				}
+			}
 			if err != nil {
 				all = false
 				t.errors++
@@ -430,7 +434,7 @@ func (au *auditor) listPeers(ctx context.Context, cfg *rest.Config, client rest.
 				k := auditKind{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced}
 				gk := k.GroupKind()
 				if err := au.listKind(ctx, client, k, func(item []byte) error {
-					au.listedItem(gk, item)
+					au.listedItem(gk, item, nil)
 					return nil
 				}, func() error { return nil }); err != nil {
 					return fmt.Errorf("not comparing the Gateway API objects: %w", err)
@@ -531,20 +535,20 @@ func (au *auditor) listPage(ctx context.Context, client rest.Interface, k auditK
 	if err != nil {
 		return nil, "", fmt.Errorf("listing %s%s: %w", k.GVR.GroupResource().String(), au.where(k), err)
 	}
-	var l struct {
-		Metadata struct {
-			Continue string `json:"continue"`
-		} `json:"metadata"`
-		Items []json.RawMessage `json:"items"`
+	// The items stay the page's bytes: each is decoded once, by the rules.
+	var meta struct {
+		Continue string `json:"continue"`
 	}
-	if err := json.Unmarshal(raw, &l); err != nil {
+	items, err := jsonpage.Split(nil, raw, "items", func(key string, value []byte) error {
+		if jsonpage.Is(key, "metadata") {
+			return jsonpage.Member(key, value, &meta)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, "", fmt.Errorf("listing %s%s: decoding the page: %w", k.GVR.GroupResource().String(), au.where(k), err)
 	}
-	items := make([][]byte, len(l.Items))
-	for i, it := range l.Items {
-		items[i] = it
-	}
-	return items, l.Metadata.Continue, nil
+	return items, meta.Continue, nil
 }
 
 func (au *auditor) where(k auditKind) string {

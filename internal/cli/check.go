@@ -114,16 +114,24 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			gk = schema.GroupKind{Group: rules.KumaGroup, Kind: d.Kind}
 		}
 		at := placed{source: d.Source, apiVersion: d.APIVersion, line: d.Line}
-		if d.Universal {
-			// Created on the zone control plane --kuma-zone names, else on global.
-			across.addUniversal(a.kumaZone, gk, d.Object, at, d.Position)
-		} else {
-			across.add("", gk, d.Object, at, d.Position)
+		compare := func(v *rules.Decision) {
+			if d.Universal {
+				// Created on the zone control plane --kuma-zone names, else on global.
+				across.addUniversal(a.kumaZone, gk, d.Object, at, d.Position)
+			} else {
+				across.add("", gk, d.Object, v, at, d.Position)
+			}
 		}
 		if !a.cfg.Judges(gk, a.release) {
+			compare(nil)
 			return nil
 		}
 		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal, Zone: a.kumaZone})
+		if err != nil {
+			compare(nil)
+		} else {
+			compare(&v)
+		}
 		if err != nil {
 			t.errors++
 			a.reportInput(location(d.Source, d.Line)+": "+d.Kind, err)

@@ -28,8 +28,8 @@ func newAcrossObjects(cfg *rules.Config, a *app) *acrossObjects {
 
 // add reads one object of zone ("" for none); an object Unique cannot decode is left to the
 // per-object rules, which report it.
-func (x *acrossObjects) add(zone string, gk schema.GroupKind, raw []byte, p placed, pos positions) {
-	id, err := x.u.Add(zone, gk, raw)
+func (x *acrossObjects) add(zone string, gk schema.GroupKind, raw []byte, d *rules.Decision, p placed, pos positions) {
+	id, err := x.u.AddDecided(zone, gk, raw, d)
 	if err != nil || id < 0 {
 		return
 	}

@@ -291,6 +291,9 @@ func (t *textWriter) write(r Result) error {
 	if t.envoy {
 		return t.writeEnvoy(r)
 	}
+	if len(r.Findings) == 0 && r.MoreErrors.N == 0 && r.MoreWarnings.N == 0 {
+		return nil // most objects of an audit: nothing to print, nothing to build
+	}
 	suffix := ""
 	if r.Allowed {
 		suffix = " (allowed: " + r.Enforcement + ")"

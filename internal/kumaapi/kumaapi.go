@@ -1,6 +1,7 @@
 package kumaapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kriguard/kriguard/internal/jsonpage"
 )
 
 // MaxPageSize is the largest page Kuma's REST API serves (pkg/api-server/pagination.go).
@@ -142,13 +145,53 @@ func (e *StatusError) Error() string {
 
 // get fetches path (with query) under the base URL and decodes its JSON answer into v.
 func (c *Client) get(ctx context.Context, path string, query url.Values, v any) error {
+	body, where, err := c.do(ctx, path, query)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	// Decoded as it arrives: one pass over the answer, no copy of it.
+	lr := &io.LimitedReader{R: body, N: maxBody + 1}
+	if err := json.NewDecoder(lr).Decode(v); err != nil {
+		if lr.N <= 0 {
+			return fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
+		}
+		return fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
+	}
+	return nil
+}
+
+// getPage fetches path (with query) under the base URL into buf, emptied first, and returns the
+// address it asked, for errors.
+func (c *Client) getPage(ctx context.Context, path string, query url.Values, buf *bytes.Buffer) (string, error) {
+	body, where, err := c.do(ctx, path, query)
+	if err != nil {
+		return where, err
+	}
+	defer body.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(io.LimitReader(body, maxBody+1)); err != nil {
+		if ctx.Err() != nil {
+			return where, ctx.Err()
+		}
+		return where, fmt.Errorf("%s: reading the answer: %w", where, err)
+	}
+	if buf.Len() > maxBody {
+		return where, fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
+	}
+	return where, nil
+}
+
+// do sends a GET of path (with query) under the base URL and returns the body of a 200 answer
+// and the address asked, without its query; any other answer is a StatusError.
+func (c *Client) do(ctx context.Context, path string, query url.Values) (io.ReadCloser, string, error) {
 	u := *c.base
 	u.Path = c.base.Path + path
 	u.RawQuery = query.Encode()
 	where := u.Scheme + "://" + u.Host + u.Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return nil, where, fmt.Errorf("%s: %w", where, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if c.token != "" {
@@ -157,25 +200,17 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, where, ctx.Err()
 		}
-		return fmt.Errorf("%s: control plane unreachable: %w", where, err)
+		return nil, where, fmt.Errorf("%s: control plane unreachable: %w", where, err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		return resp.Body, where, nil
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK {
-		// Decoded as it arrives: one pass over a page, no copy of it.
-		lr := &io.LimitedReader{R: resp.Body, N: maxBody + 1}
-		if err := json.NewDecoder(lr).Decode(v); err != nil {
-			if lr.N <= 0 {
-				return fmt.Errorf("%s: the answer is larger than %d bytes", where, maxBody)
-			}
-			return fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
-		}
-		return nil
-	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err != nil {
-		return fmt.Errorf("%s: reading the answer: %w", where, err)
+		return nil, where, fmt.Errorf("%s: reading the answer: %w", where, err)
 	}
 	se := &StatusError{URL: where, Status: resp.StatusCode}
 	var kerr struct {
@@ -185,7 +220,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	if json.Unmarshal(body, &kerr) == nil {
 		se.Title, se.Detail = kerr.Title, kerr.Detail
 	}
-	return se
+	return nil, where, se
 }
 
 // Index is what a control plane says of itself at "/".
@@ -246,26 +281,42 @@ func (c *Client) Types(ctx context.Context) ([]ResourceType, error) {
 	return r.Resources, nil
 }
 
-// page is one page of a list.
-type page struct {
-	Total *int              `json:"total"`
-	Items []json.RawMessage `json:"items"`
-	Next  *string           `json:"next"`
-}
-
 // List calls fn with each resource of type t, every mesh at once (/{path}), page by page: size
 // and offset, following each page's next. It fails rather than end early: on an error answer, a
 // next it cannot follow, or a list whose count differs from the total the control plane gave (the
 // resources changed while they were read), so that a listing it returns from without an error is
 // complete.
+//
+// fn gets each resource as the bytes of its page, valid JSON, which are reused for the next page
+// once fn returns: one buffer serves every page, and no resource is copied or decoded here.
 func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessage) error) (int, error) {
 	q := url.Values{"size": {strconv.Itoa(c.size)}}
 	path := "/" + t.Path
 	seen, total := 0, -1
+	var (
+		buf   bytes.Buffer
+		items [][]byte
+	)
 	for pages := 0; ; pages++ {
-		var p page
-		if err := c.get(ctx, path, q, &p); err != nil {
+		where, err := c.getPage(ctx, path, q, &buf)
+		if err != nil {
 			return seen, err
+		}
+		var p struct {
+			Total *int
+			Next  *string
+		}
+		items, err = jsonpage.Split(items, buf.Bytes(), "items", func(key string, value []byte) error {
+			switch {
+			case jsonpage.Is(key, "total"):
+				return jsonpage.Member(key, value, &p.Total)
+			case jsonpage.Is(key, "next"):
+				return jsonpage.Member(key, value, &p.Next)
+			}
+			return nil
+		})
+		if err != nil {
+			return seen, fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
 		}
 		if p.Total == nil {
 			return seen, fmt.Errorf("%s%s: a list answer without total", c.base, path)
@@ -273,7 +324,7 @@ func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessa
 		if total < 0 {
 			total = *p.Total
 		}
-		for _, it := range p.Items {
+		for _, it := range items {
 			if err := fn(it); err != nil {
 				return seen, err
 			}
@@ -289,7 +340,7 @@ func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessa
 			return seen, fmt.Errorf("%s%s: next %q: %w", c.base, path, *p.Next, err)
 		}
 		nq := nu.Query()
-		if nq.Get("offset") == "" || nq.Get("offset") == q.Get("offset") || len(p.Items) == 0 {
+		if nq.Get("offset") == "" || nq.Get("offset") == q.Get("offset") || len(items) == 0 {
 			return seen, fmt.Errorf("%s%s: next %q does not move past offset %q", c.base, path, *p.Next, q.Get("offset"))
 		}
 		q = nq

@@ -227,3 +227,45 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestListBadPages: a page that is not one of Kuma's lists ends the listing with an error that
+// names the URL, after the resources of the pages before it.
+func TestListBadPages(t *testing.T) {
+	for _, tt := range []struct{ name, second, err string }{
+		{"not JSON", `{"total":2,"items":[{"name":"b"}`, "not an answer of Kuma's API: unexpected end of JSON input"},
+		{"two items without a comma", `{"total":2,"items":[{"name":"b"} {"name":"c"}]}`, "not an answer of Kuma's API: invalid character '{'"},
+		{"items not a list", `{"total":2,"items":{"name":"b"}}`, "not an answer of Kuma's API: items is a JSON object, not an array"},
+		{"total not a number", `{"total":"2","items":[{"name":"b"}]}`, "not an answer of Kuma's API: total: json: cannot unmarshal string"},
+		{"no total", `{"items":[{"name":"b"}]}`, "a list answer without total"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("offset") == "" {
+					fmt.Fprint(w, `{"total":2,"items":[{"name":"a"}],"next":"http://x/meshtimeouts?offset=1&size=1"}`)
+					return
+				}
+				fmt.Fprint(w, tt.second)
+			}))
+			defer s.Close()
+			c, err := New(Options{URL: s.URL, PageSize: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			n, err := c.List(context.Background(), ResourceType{Name: "MeshTimeout", Path: "meshtimeouts"}, func(raw json.RawMessage) error {
+				var r struct{ Name string }
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return err
+				}
+				names = append(names, r.Name)
+				return nil
+			})
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), s.URL+"/meshtimeouts") {
+				t.Fatalf("error %v, want one naming %s/meshtimeouts and saying %q", err, s.URL, tt.err)
+			}
+			if n != 1 || strings.Join(names, ",") != "a" {
+				t.Errorf("listed %d (%q) before the error, want the 1 of the first page", n, names)
+			}
+		})
+	}
+}
