@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -134,14 +135,18 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		if a.allNamespaces {
 			ns = ""
 		}
+		disc, err := newDiscoveryOnce(clientConfig(z.rest))
+		if err != nil {
+			return a.fail(path, err)
+		}
 		release := a.release
 		if release == (naming.Release{}) && a.cfg.Auto() {
 			// Each cluster runs its own control plane, of its own release.
-			if release, err = a.detectRelease(ctx, z.rest, z.prefix); err != nil {
+			if release, err = a.detectRelease(ctx, z.rest, disc, z.prefix); err != nil {
 				return a.fail(path, err)
 			}
 		}
-		au := &auditor{rest: z.rest, rules: a.cfg, release: release, namespace: ns, chunk: a.chunkSize}
+		au := &auditor{rest: z.rest, rules: a.cfg, release: release, namespace: ns, chunk: a.chunkSize, disc: disc}
 		zone := z.name
 		au.listedItem = func(gk schema.GroupKind, item []byte, d *rules.Decision) {
 			across.add(zone, gk, item, d, placed{source: SourceCluster}, nil)
@@ -201,14 +206,10 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 // detectRelease finds the Kuma release of a cluster's control plane as the webhook does with
 // kuma.version auto (internal/kumarelease). An unknown one gives the default release, with a
 // warning on standard error; so does a served kind that disagrees.
-func (a *app) detectRelease(ctx context.Context, cfg *rest.Config, prefix string) (naming.Release, error) {
+func (a *app) detectRelease(ctx context.Context, cfg *rest.Config, dc *discoveryOnce, prefix string) (naming.Release, error) {
 	get, err := kumarelease.FromConfig(cfg)
 	if err != nil {
 		return naming.Release{}, err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return naming.Release{}, fmt.Errorf("building the discovery client: %w", err)
 	}
 	ns, name := a.cfg.ControlPlaneDeployment()
 	d := kumarelease.Detect(ctx, get, dc, kumarelease.Options{Namespace: ns, Deployment: name})
@@ -316,6 +317,19 @@ type auditor struct {
 	note func(error)
 	// listed, when set, is told of each kind whether its objects were all listed and judged.
 	listed func(k auditKind, all bool)
+	// disc answers the discovery questions of the audit; nil until asked.
+	disc *discoveryOnce
+}
+
+// discovery returns au.disc, built from cfg when nil.
+func (au *auditor) discovery(cfg *rest.Config) (*discoveryOnce, error) {
+	if au.disc == nil {
+		var err error
+		if au.disc, err = newDiscoveryOnce(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return au.disc, nil
 }
 
 // run audits the cluster: emit gets each result, fail each error that ends one kind's listing
@@ -409,9 +423,9 @@ var peerKinds = []string{"GatewayClass", "Gateway", "HTTPRoute"}
 // hands each object to listedItem. Its error (none served, forbidden) only means they are not
 // compared.
 func (au *auditor) listPeers(ctx context.Context, cfg *rest.Config, client rest.Interface) error {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dc, err := au.discovery(cfg)
 	if err != nil {
-		return fmt.Errorf("building the discovery client: %w", err)
+		return err
 	}
 	groups, err := dc.ServerGroupsWithContext(ctx)
 	if err != nil {
@@ -463,9 +477,9 @@ func (e writeError) Error() string { return e.err.Error() }
 // discover returns the kinds the cluster serves with the list verb that the rules judge under
 // au.release: the guarded ones, then the Kuma kinds the release removed (served.KindsFor).
 func (au *auditor) discover(ctx context.Context, cfg *rest.Config) ([]auditKind, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dc, err := au.discovery(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("building the discovery client: %w", err)
+		return nil, err
 	}
 	return served.KindsFor(ctx, dc, au.rules, au.release, au.namespace != "", "list")
 }
@@ -593,4 +607,50 @@ func rate(n int, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
+}
+
+// discoveryOnce asks the API server each discovery question of an audit once: the release's
+// detection, the guarded kinds and the Gateway API kinds ask some of the same (the API groups,
+// kuma.io's resources). Its answers, errors included, are those of the first asking.
+type discoveryOnce struct {
+	dc        *discovery.DiscoveryClient
+	groups    *metav1.APIGroupList
+	groupsErr error
+	asked     bool
+	resources map[string]resourcesAnswer
+}
+
+type resourcesAnswer struct {
+	list *metav1.APIResourceList
+	err  error
+}
+
+func newDiscoveryOnce(cfg *rest.Config) (*discoveryOnce, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the discovery client: %w", err)
+	}
+	return &discoveryOnce{dc: dc, resources: map[string]resourcesAnswer{}}, nil
+}
+
+func (d *discoveryOnce) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
+	if !d.asked {
+		d.groups, d.groupsErr = d.dc.ServerGroupsWithContext(ctx)
+		d.asked = true
+	}
+	return d.groups, d.groupsErr
+}
+
+func (d *discoveryOnce) ServerResourcesForGroupVersionWithContext(ctx context.Context, gv string) (*metav1.APIResourceList, error) {
+	a, ok := d.resources[gv]
+	if !ok {
+		a.list, a.err = d.dc.ServerResourcesForGroupVersionWithContext(ctx, gv)
+		d.resources[gv] = a
+	}
+	return a.list, a.err
+}
+
+// ServerResourcesForGroupVersion is kumarelease.ResourceLister's.
+func (d *discoveryOnce) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	return d.ServerResourcesForGroupVersionWithContext(context.Background(), gv)
 }

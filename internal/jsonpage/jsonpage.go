@@ -5,79 +5,137 @@ package jsonpage
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
 
 // Split checks that page is valid JSON, as encoding/json does, and returns the elements of its
-// member named itemsKey, each the bytes of page it spans, appended to dst[:0]. It calls member, when
-// not nil, with each other member's key and value, in order; an error of member ends the split.
+// member named itemsKey, each the bytes of page it spans, appended to dst[:0]. It then calls
+// member, when not nil, with each other member's key and value, in order; an error of member ends
+// the split. It reads page once.
 //
 // Keys match as encoding/json matches a struct's fields: without regard to case, the last of a
 // repeated member winning. A page that is null has no items; an items member that is null has
 // none; one that is not an array is an error.
 func Split(dst [][]byte, page []byte, itemsKey string, member func(key string, value []byte) error) ([][]byte, error) {
-	dst = dst[:0]
-	if !json.Valid(page) {
+	dst, members, err := split(dst[:0], page, itemsKey)
+	if err == errSyntax {
 		// encoding/json says what is wrong, as it did when it decoded the whole page.
 		var v any
 		if err := json.Unmarshal(page, &v); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("invalid JSON") // unreachable: Valid and Unmarshal agree
+		return nil, errors.New("invalid JSON") // unreachable: Valid is held to encoding/json's
 	}
-	i := skipSpace(page, 0)
-	switch page[i] {
-	case 'n':
-		return dst, nil
-	case '{':
-	default:
-		return nil, fmt.Errorf("the page is a JSON %s, not an object", kindOf(page[i]))
+	if err != nil {
+		return nil, err
 	}
-	i++
-	for {
-		i = skipSpace(page, i)
-		if page[i] == '}' {
-			return dst, nil
-		}
-		if page[i] == ',' {
-			i = skipSpace(page, i+1)
-		}
-		end := skipString(page, i)
-		key := string(page[i+1 : end-1])
-		if strings.IndexByte(key, '\\') >= 0 {
-			if err := json.Unmarshal(page[i:end], &key); err != nil {
+	if member != nil {
+		for _, m := range members {
+			if err := member(m.key, m.value); err != nil {
 				return nil, err
 			}
 		}
-		i = skipSpace(page, skipSpace(page, end)+1) // past the ':'
-		vend := skipValue(page, i)
-		v := page[i:vend]
-		i = vend
-		if !Is(key, itemsKey) {
-			if member != nil {
-				if err := member(key, v); err != nil {
-					return nil, err
-				}
-			}
-			continue
+	}
+	return dst, nil
+}
+
+// errSyntax is an error of split's for a page that is not valid JSON.
+var errSyntax = errors.New("syntax")
+
+type keyValue struct {
+	key   string
+	value []byte
+}
+
+// split validates page, an object or null, in one pass, and returns the elements of its itemsKey
+// member and its other members. A page that is valid JSON of another shape is an error other than
+// errSyntax, as a type error of encoding/json's comes after its syntax errors.
+func split(dst [][]byte, page []byte, itemsKey string) ([][]byte, []keyValue, error) {
+	v := validator{b: page}
+	v.space()
+	if v.i < len(page) && page[v.i] != '{' {
+		if !Valid(page) {
+			return nil, nil, errSyntax
 		}
-		dst = dst[:0]
-		switch v[0] {
-		case 'n':
-			continue
-		case '[':
+		if page[v.i] == 'n' {
+			return dst, nil, nil
+		}
+		return nil, nil, fmt.Errorf("the page is a JSON %s, not an object", kindOf(page[v.i]))
+	}
+	if v.i >= len(page) {
+		return nil, nil, errSyntax
+	}
+	var (
+		members []keyValue
+		shape   error
+	)
+	v.enter()
+	v.i++
+	v.space()
+	for v.i < len(page) && page[v.i] != '}' {
+		ks := v.i
+		if page[ks] != '"' || !v.str() {
+			return nil, nil, errSyntax
+		}
+		key := string(page[ks+1 : v.i-1])
+		if strings.IndexByte(key, '\\') >= 0 {
+			if err := json.Unmarshal(page[ks:v.i], &key); err != nil {
+				return nil, nil, errSyntax
+			}
+		}
+		v.space()
+		if v.i >= len(page) || page[v.i] != ':' {
+			return nil, nil, errSyntax
+		}
+		v.i++
+		v.space()
+		vs := v.i
+		switch {
+		case !Is(key, itemsKey):
+			if !v.value() {
+				return nil, nil, errSyntax
+			}
+			members = append(members, keyValue{key, page[vs:v.i]})
+		case vs < len(page) && page[vs] == '[':
+			dst = dst[:0]
+			if !v.elements(func(e []byte) { dst = append(dst, e) }) {
+				return nil, nil, errSyntax
+			}
 		default:
-			return nil, fmt.Errorf("%s is a JSON %s, not an array", itemsKey, kindOf(v[0]))
-		}
-		for j := skipSpace(v, 1); v[j] != ']'; {
-			e := skipValue(v, j)
-			dst = append(dst, v[j:e])
-			if j = skipSpace(v, e); v[j] == ',' {
-				j = skipSpace(v, j+1)
+			if !v.value() {
+				return nil, nil, errSyntax
 			}
+			if page[vs] == 'n' {
+				dst = dst[:0]
+			} else if shape == nil {
+				shape = fmt.Errorf("%s is a JSON %s, not an array", itemsKey, kindOf(page[vs]))
+			}
+		}
+		v.space()
+		if v.i < len(page) && page[v.i] == ',' {
+			v.i++
+			v.space()
+			if v.i < len(page) && page[v.i] == '}' {
+				return nil, nil, errSyntax // a trailing comma
+			}
+		} else if v.i >= len(page) || page[v.i] != '}' {
+			return nil, nil, errSyntax
 		}
 	}
+	if v.i >= len(page) {
+		return nil, nil, errSyntax
+	}
+	v.i++
+	v.space()
+	if v.i != len(page) {
+		return nil, nil, errSyntax
+	}
+	if shape != nil {
+		return nil, nil, shape
+	}
+	return dst, members, nil
 }
 
 // Is reports whether key names the member name as encoding/json matches a key to a struct's
@@ -104,73 +162,4 @@ func kindOf(c byte) string {
 		return "object"
 	}
 	return "number"
-}
-
-// The skips below read valid JSON only: Split checks the page first.
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index past the string whose opening quote is at b[i].
-func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		for !stringStop[b[i]] {
-			i++
-		}
-		if b[i] == '"' {
-			return i + 1
-		}
-		i++ // an escape: \" is not the end
-	}
-}
-
-// stringStop and nestStop are the bytes that end a run of skipped bytes in a string, and in an
-// object or array.
-var stringStop, nestStop [256]bool
-
-func init() {
-	for _, c := range `"\` {
-		stringStop[c] = true
-	}
-	for _, c := range `"{}[]` {
-		nestStop[c] = true
-	}
-}
-
-// skipValue returns the index past the value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			for !nestStop[b[i]] {
-				i++
-			}
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			default: // '}', ']'
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', ']', '}', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
 }

@@ -22,8 +22,8 @@ func reference(page []byte) (items []json.RawMessage, cont string, err error) {
 	return l.Items, l.Metadata.Continue, err
 }
 
-// split reads page as audit's listing of the Kubernetes API does with Split.
-func split(page []byte) (items [][]byte, cont string, err error) {
+// splitKube reads page as audit's listing of the Kubernetes API does with Split.
+func splitKube(page []byte) (items [][]byte, cont string, err error) {
 	var meta struct {
 		Continue string `json:"continue"`
 	}
@@ -62,7 +62,7 @@ func TestSplit(t *testing.T) {
 		{"a continue not a string", `{"metadata":{"continue":1}}`, nil, "", "cannot unmarshal number"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			items, cont, err := split([]byte(tt.page))
+			items, cont, err := splitKube([]byte(tt.page))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one saying %q", err, tt.err)
@@ -116,7 +116,7 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, page []byte) {
 		want, wantCont, wantErr := reference(page)
-		got, gotCont, err := split(page)
+		got, gotCont, err := splitKube(page)
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("error %v, encoding/json's %v", err, wantErr)
 		}
@@ -156,9 +156,37 @@ func BenchmarkSplit(b *testing.B) {
 	b.Run("split", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := split(page.Bytes()); err != nil {
+			if _, _, err := splitKube(page.Bytes()); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// TestValidDepth: encoding/json's nesting bound, 10,000.
+func TestValidDepth(t *testing.T) {
+	for _, depth := range []int{10000, 10001} {
+		for _, open := range []string{"[", `{"a":`} {
+			closing := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			b := []byte(strings.Repeat(open, depth) + "1" + strings.Repeat(closing, depth))
+			if got, want := Valid(b), json.Valid(b); got != want || got != (depth <= 10000) {
+				t.Errorf("%d deep %s: Valid %v, encoding/json %v", depth, open, got, want)
+			}
+		}
+	}
+}
+
+// FuzzValid holds Valid to encoding/json.Valid.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,true,false,null,"\u00e9\n\"",{}]}`, ` [ ] `, `"\ud800"`, "\"\xff\"", "\"\x1f\"", `01`, `-`,
+		`1.`, `1e`, `{"a" 1}`, `[1,]`, `{,}`, `nul`, `"\x"`, `"\u12g4"`, `1 2`, `{"a":1,}`, "\t\n\r 0 ",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
 	})
 }
