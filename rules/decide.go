@@ -118,9 +118,11 @@ type Decision struct {
 	// in dryrun has only errs: it gives no warnings.
 	errs, kept, notes field.ErrorList
 
-	// decoded is the object as Admit decoded it, before any patch: Unique.AddDecided reads it
-	// rather than decode the object a second time.
-	decoded *admitted
+	// decoded is the object as Admit decoded it, before any patch, and universal the Universal
+	// resource as decoded: Unique.AddDecided and AddUniversalDecided read them rather than decode
+	// the object a second time.
+	decoded   *admitted
+	universal *universalResource
 }
 
 // KRI returns the object's KRI as Kuma computes it, valid or not (KRIValid says); "" for kinds

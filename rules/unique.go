@@ -255,9 +255,28 @@ func (u *Unique) AddUniversal(zone string, gk schema.GroupKind, raw []byte) (int
 	if err != nil {
 		return -1, err
 	}
+	return u.addUniversalResource(zone, gk, r), nil
+}
+
+// AddUniversalDecided is AddUniversal for a resource d decided (Request.Universal): it reads the
+// resource as Decide decoded it instead of decoding raw a second time. Without such a decision, it
+// is AddUniversal.
+func (u *Unique) AddUniversalDecided(zone string, gk schema.GroupKind, raw []byte, d *Decision) (int, error) {
+	if d == nil || d.universal == nil || d.Object.Kind != gk {
+		return u.AddUniversal(zone, gk, raw)
+	}
+	if gk.Group != KumaGroup || !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
+		return -1, nil
+	}
+	return u.addUniversalResource(zone, gk, d.universal), nil
+}
+
+// addUniversalResource reads r, a Universal resource of a kind KDS copies to global under a hashed
+// name.
+func (u *Unique) addUniversalResource(zone string, gk schema.GroupKind, r *universalResource) int {
 	zone = cmp.Or(r.Labels[naming.LabelZone], zone)
 	if r.Name == "" || zone == "" || r.Labels[labelOrigin] == originGlobal {
-		return -1, nil
+		return -1
 	}
 	display, _ := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}.DisplayName()
 	return u.addCopy(kumaEntry{
@@ -265,7 +284,7 @@ func (u *Unique) AddUniversal(zone string, gk schema.GroupKind, raw []byte) (int
 		obj:  Object{Kind: gk, Name: r.Name, Mesh: r.Mesh},
 		orig: kdsOrigin{r.Mesh, display, zone, r.Labels[naming.LabelNamespace]},
 		name: universalNamePath,
-	}), nil
+	})
 }
 
 var universalNamePath = field.NewPath("name")

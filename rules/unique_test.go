@@ -162,7 +162,8 @@ func TestUnique(t *testing.T) {
 		}, nil},
 	}
 	c := DefaultConfig()
-	// Each case reads the objects as they are (Add), and as an audit does, once decided (AddDecided).
+	// Each case reads the objects as they are (Add, AddUniversal), and as an audit does, once decided
+	// (AddDecided, AddUniversalDecided).
 	add := map[string]func(u *Unique, in input) error{
 		"Add": func(u *Unique, in input) error {
 			add := u.Add
@@ -173,8 +174,15 @@ func TestUnique(t *testing.T) {
 			return err
 		},
 		"AddDecided": func(u *Unique, in input) error {
-			if in.universal() { // Decide keeps no decoded Universal resource
-				_, err := u.AddUniversal(in.zone, in.kind, []byte(in.raw))
+			if in.universal() {
+				d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: in.kind, Object: []byte(in.raw), Universal: true})
+				if err != nil {
+					return err
+				}
+				if d.universal == nil {
+					return fmt.Errorf("Decide kept no decoded %s", in.kind)
+				}
+				_, err = u.AddUniversalDecided(in.zone, in.kind, []byte(in.raw), &d)
 				return err
 			}
 			d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: in.kind, Object: []byte(in.raw)})

@@ -159,6 +159,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	if err != nil {
 		return d, err
 	}
+	d.universal = u
 	d.Object = Object{Kind: g.gk, Name: u.Name, Mesh: u.Mesh}
 	rel := c.release
 	if note, removed := rel.Removed(u.Type); removed {

@@ -117,7 +117,7 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 		compare := func(v *rules.Decision) {
 			if d.Universal {
 				// Created on the zone control plane --kuma-zone names, else on global.
-				across.addUniversal(a.kumaZone, gk, d.Object, at, d.Position)
+				across.addUniversal(a.kumaZone, gk, d.Object, v, at, d.Position)
 			} else {
 				across.add("", gk, d.Object, v, at, d.Position)
 			}

@@ -141,8 +141,12 @@ func (a *app) auditKumaAPI(ctx context.Context, c *kumaapi.Client, w resultWrite
 	for i, typ := range judged {
 		gk := schema.GroupKind{Group: rules.KumaGroup, Kind: typ.Name}
 		_, err = c.List(ctx, typ, func(raw json.RawMessage) error {
-			across.addUniversal("", gk, raw, placed{source: source}, nil)
 			d, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
+			if err != nil {
+				across.addUniversal("", gk, raw, nil, placed{source: source}, nil)
+			} else {
+				across.addUniversal("", gk, raw, &d, placed{source: source}, nil)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

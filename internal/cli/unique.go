@@ -48,8 +48,8 @@ func (x *acrossObjects) place(id int, p placed) {
 
 // addUniversal reads one Kuma Universal resource of zone ("": its kuma.io/zone label's), as add
 // reads an object.
-func (x *acrossObjects) addUniversal(zone string, gk schema.GroupKind, raw []byte, p placed, pos positions) {
-	id, err := x.u.AddUniversal(zone, gk, raw)
+func (x *acrossObjects) addUniversal(zone string, gk schema.GroupKind, raw []byte, d *rules.Decision, p placed, pos positions) {
+	id, err := x.u.AddUniversalDecided(zone, gk, raw, d)
 	if err != nil || id < 0 {
 		return
 	}
