@@ -192,10 +192,6 @@ func (u *Unique) Add(zone string, gk schema.GroupKind, raw []byte) (int, error) 
 
 func (u *Unique) next() int { u.n++; return u.n - 1 }
 
-// addKuma records the copy name on global of a zone's object of a kind zones send there. Objects
-// of global are not kept: their copies in the zones differ by name unless their names do (a zone's
-// namespace label is the system namespace), and a zone object that holds one's copy name is found
-// from its own name (kuma/kds-squat), so a check of many objects does not hold them all.
 // AddDecided is Add for an object d decided with Phase Admit: it reads the object as Decide
 // decoded it instead of decoding raw a second time (an audit reads every object of a cluster).
 // Without such a decision of a Kuma object, it is Add.
@@ -209,6 +205,10 @@ func (u *Unique) AddDecided(zone string, gk schema.GroupKind, raw []byte, d *Dec
 	return u.addKumaObject(zone, gk, d.decoded)
 }
 
+// addKuma records the copy name on global of a zone's object of a kind zones send there. Objects
+// of global are not kept: their copies in the zones differ by name unless their names do (a zone's
+// namespace label is the system namespace), and a zone object that holds one's copy name is found
+// from its own name (kuma/kds-squat), so a check of many objects does not hold them all.
 func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, error) {
 	if !kdsToGlobal[gk.Kind] || kdsUnhashed[gk.Kind] {
 		return -1, nil
