@@ -94,3 +94,14 @@ func ExampleRelease_ForObject() {
 	// 2.14 kri_mgw_default___edge_ <nil>
 	// 3.0 kri_____edge_ kind: Invalid value: "MeshGateway": removed in Kuma 3.0: the built-in gateway is gone (delegated gateways remain)
 }
+
+// Kuma 2.14 names the MeshHTTPRoute of an HTTPRoute on one of its Gateways after the route and a
+// hash of the parentRef: two routes whose "<route>-<namespace>" agree collide.
+func ExampleRelease_MeshHTTPRouteName() {
+	gw := naming.ParentRef{Group: naming.GatewayAPIGroup, Kind: "Gateway", Namespace: "gws", Name: "gw"}
+	a, _ := naming.Kuma2_14.MeshHTTPRouteName("c", "a-b", gw)
+	b, _ := naming.Kuma2_14.MeshHTTPRouteName("b-c", "a", gw)
+	_, ok := naming.Kuma3_0.MeshHTTPRouteName("c", "a-b", gw)
+	fmt.Println(a, b, ok)
+	// Output: a-b-c-e1548f02 a-b-c-e1548f02 false
+}

@@ -33,6 +33,9 @@ type releaseFacts struct {
 	overwritten []string
 	// meshOwnerReference: an ownerReference to a kuma.io Mesh must name the object's own mesh.
 	meshOwnerReference bool
+	// routeNames are the kinds of HTTPRoute parent the release's Gateway API controller turns into
+	// MeshHTTPRoutes, each with the scheme of their names.
+	routeNames map[routeParent]routeScheme
 }
 
 // LabelOrigin says where an object was created: "zone" or "global".
@@ -49,6 +52,11 @@ var facts = map[string]*releaseFacts{
 		upstream:   "v2.14.3",
 		registry:   releaseRegistry(func(ResourceType) bool { return true }),
 		shortNames: []string{"MeshExternalService", "MeshService"},
+		routeNames: map[routeParent]routeScheme{
+			{"", "Service"}:              serviceRouteName,
+			{GatewayAPIGroup, "Service"}: serviceRouteName,
+			{GatewayAPIGroup, "Gateway"}: gatewayRouteName,
+		},
 	},
 	Kuma3_0.version: {
 		upstream: "master-348b652",
@@ -83,6 +91,12 @@ var facts = map[string]*releaseFacts{
 		refsByLabelsOnly:   true,
 		overwritten:        []string{AnnotationDisplayName, LabelOrigin},
 		meshOwnerReference: true,
+		// The built-in gateway is gone: a Gateway parent gives no MeshHTTPRoute.
+		routeNames: map[routeParent]routeScheme{
+			{"", "Service"}:              serviceRouteName,
+			{GatewayAPIGroup, "Service"}: serviceRouteName,
+			{"kuma.io", "MeshService"}:   meshServiceRouteName,
+		},
 	},
 }
 

@@ -177,7 +177,7 @@ var ruleInfo = map[Rule]RuleInfo{
 	RuleKDSCollision: {LevelError, "Two objects do not get one KDS copy name on their receiver",
 		"The KDS hash has no separator, so backend/zone-1/abc and backend/zone-1a/bc get one copy name on global: one of the two zones' syncs fails and restarts. Found across objects, by check and audit."},
 	RuleKumaRouteName: {LevelError, "Kuma's MeshHTTPRoute of an HTTPRoute gets a name of its own that it can store",
-		"Kuma names the MeshHTTPRoute of an HTTPRoute attached to a Service <route>-<namespace>-<service>.<service namespace> (3.0 also <route>-<namespace>-meshservice-<name>.<namespace>) without escaping: two routes giving one name, or a name over 253 characters, leave a route without policy or status (Kuma #18262). Found across objects."},
+		"Kuma names the MeshHTTPRoute of an HTTPRoute attached to a Service <route>-<namespace>-<service>.<service namespace> (3.0 also <route>-<namespace>-meshservice-<name>.<namespace>; 2.14 also <route>-<namespace> cut to 244 and an FNV-32 of the parentRef for its own Gateways) without escaping: two routes or two Gateway parentRefs giving one name, or a name it cannot store, leave a route without policy or status (Kuma #18262). Found across objects."},
 	RuleKongCertificateName: {LevelError, "A KongCertificate's name is well formed",
 		"The name is a DNS-1123 subdomain; every name Kong's operator generates (cert.<gateway>.<port>.<listener>, or ngn and a hash) is one."},
 	RuleKongSNIName: {LevelError, "A KongSNI's name is well formed and names its certificate",

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -9,15 +10,15 @@ import (
 	"github.com/kriguard/kriguard/naming"
 )
 
-// Kuma turns each HTTPRoute (gateway.networking.k8s.io) attached to a Service, and in 3.0 to a
-// MeshService, into a MeshHTTPRoute of the system namespace named after the route and its parent,
-// joined by "-" and "." without escaping (docs/unique.md, "Kuma's route names"):
-//
-//	<route>-<namespace>-<service>.<service namespace>                 2.14 and 3.0, parent kind Service
-//	<route>-<namespace>-meshservice-<meshservice>.<its namespace>     3.0, parent kind MeshService
-//
-// Two routes that give one name leave the second without its MeshHTTPRoute and status; a name
-// that is no DNS-1123 subdomain is never stored.
+// Kuma turns each HTTPRoute (gateway.networking.k8s.io) attached to a Service, in 2.14 to a
+// Gateway of its own GatewayClass, and in 3.0 to a MeshService, into a MeshHTTPRoute of the system
+// namespace named after the route and its parent (naming.Release.MeshHTTPRouteName; docs/unique.md,
+// "Kuma's route names"). Two routes that give one name leave the second without its MeshHTTPRoute
+// and status; a name that is no DNS-1123 subdomain is never stored.
+
+// kumaGatewayController is the controllerName of the GatewayClasses Kuma's built-in gateway
+// serves (v2.14.3 pkg/plugins/runtime/k8s/controllers/gatewayapi/common/common.go:14).
+const kumaGatewayController = "gateways.kuma.io/controller"
 
 var parentRefsPath = field.NewPath("spec", "parentRefs")
 
@@ -32,52 +33,82 @@ type routeEntry struct {
 type routeName struct {
 	name  string
 	field *field.Path
+	// gateway is the Gateway parent of a name of a Gateway parentRef: the name is Kuma's only when
+	// the Gateway's class is (or, not read, may be).
+	gateway *zoneRef
 }
 
 // kumaRouteNames returns the names Kuma's release rel gives the MeshHTTPRoutes of an HTTPRoute
-// namespace/name with these parentRefs.
-func kumaRouteNames(rel naming.Release, namespace, name string, refs []parentRef) []routeName {
+// namespace/name of zone with these parentRefs.
+func kumaRouteNames(rel naming.Release, zone, namespace, name string, refs []parentRef) []routeName {
 	var out []routeName
-	for i, ref := range refs {
-		ns := namespace
-		if ref.Namespace != nil {
-			ns = *ref.Namespace
-		}
+	for i, r := range refs {
 		// The CRD defaults an absent group and kind to a Gateway's.
-		group, kind := GatewayGroup, "Gateway"
-		if ref.Group != nil {
-			group = *ref.Group
+		ref := naming.ParentRef{Group: GatewayGroup, Kind: "Gateway", Name: r.Name}
+		if r.Group != nil {
+			ref.Group = *r.Group
 		}
-		if ref.Kind != nil {
-			kind = *ref.Kind
+		if r.Kind != nil {
+			ref.Kind = *r.Kind
 		}
-		p := parentRefsPath.Index(i)
-		switch {
-		case kind == "Service" && (group == "" || group == GatewayGroup):
-			out = append(out, routeName{fmt.Sprintf("%s-%s-%s.%s", name, namespace, ref.Name, ns), p})
-		case kind == "MeshService" && group == KumaGroup && rel == naming.Kuma3_0:
-			out = append(out, routeName{fmt.Sprintf("%s-%s-meshservice-%s.%s", name, namespace, ref.Name, ns), p})
+		if r.Namespace != nil {
+			ref.Namespace = *r.Namespace
 		}
+		if r.SectionName != nil {
+			ref.SectionName = *r.SectionName
+		}
+		if r.Port != nil {
+			ref.Port = *r.Port
+		}
+		n, ok := rel.MeshHTTPRouteName(namespace, name, ref)
+		if !ok {
+			continue
+		}
+		rn := routeName{name: n, field: parentRefsPath.Index(i)}
+		if ref.Group == GatewayGroup && ref.Kind == "Gateway" {
+			rn.gateway = &zoneRef{zone: zone, namespace: cmp.Or(ref.Namespace, namespace), name: ref.Name}
+		}
+		out = append(out, rn)
 	}
 	return out
 }
 
 // parentRef is an HTTPRoute's spec.parentRefs element, as far as Kuma's names read it.
 type parentRef struct {
-	Group     *string `json:"group"`
-	Kind      *string `json:"kind"`
-	Namespace *string `json:"namespace"`
-	Name      string  `json:"name"`
+	Group       *string `json:"group"`
+	Kind        *string `json:"kind"`
+	Namespace   *string `json:"namespace"`
+	Name        string  `json:"name"`
+	SectionName *string `json:"sectionName"`
+	Port        *int32  `json:"port"`
+}
+
+// kumaGateway reports whether the Gateway g may be one of Kuma's built-in gateway: its
+// GatewayClass's controller is Kuma's, or the Gateway or its class was not read.
+func (u *Unique) kumaGateway(g zoneRef) bool {
+	class, ok := u.gwClasses[g]
+	if !ok {
+		return true
+	}
+	controller, ok := u.classes[zoneRef{zone: g.zone, name: class}]
+	return !ok || controller == kumaGatewayController
 }
 
 // routeClashes reports two HTTPRoutes that give one MeshHTTPRoute name (of one zone), and a name
 // that cannot be stored.
 func (u *Unique) routeClashes(out []Clash) []Clash {
 	type key struct{ zone, name string }
-	seen := map[key]*routeEntry{}
+	type named struct {
+		e *routeEntry
+		n routeName
+	}
+	seen := map[key]named{}
 	for i := range u.routes {
 		e := &u.routes[i]
 		for _, n := range e.names {
+			if n.gateway != nil && !u.kumaGateway(*n.gateway) {
+				continue
+			}
 			if msgs := validation.IsDNS1123Subdomain(n.name); len(msgs) > 0 {
 				detail := fmt.Sprintf("Kuma names the MeshHTTPRoute of this parentRef %q, which cannot be stored (%s): the route gets neither policy nor status (Kuma #18262; docs/unique.md)", n.name, msgs[0])
 				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, n.name))
@@ -87,13 +118,19 @@ func (u *Unique) routeClashes(out []Clash) []Clash {
 			first, ok := seen[k]
 			switch {
 			case !ok:
-				seen[k] = e
-			case first == e || first.obj == e.obj:
+				seen[k] = named{e, n}
+			case first.e == e && n.gateway != nil && first.n.gateway != nil && first.n.field.String() != n.field.String():
+				// Two Gateway parentRefs of one route whose hashes agree: 2.14 keeps the
+				// MeshHTTPRoute of the last one only (a map keyed by the name).
+				detail := fmt.Sprintf("Kuma names the MeshHTTPRoute of this parentRef %q, as it names that of %s: only this one is made, and the other Gateway gets none of the route (docs/unique.md)",
+					n.name, first.n.field)
+				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, n.name))
+			case first.e == e || first.e.obj == e.obj:
 				// one route, or one route read twice: Kuma merges what one route gives one name
 			default:
 				detail := fmt.Sprintf("Kuma names the MeshHTTPRoute of this parentRef %q, as it names one of %s: the second is never created, and the route gets neither policy nor status (Kuma #18262; docs/unique.md)",
-					n.name, describe(first.obj, first.zone))
-				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, first.id, first.zone, first.obj, n.name))
+					n.name, describe(first.e.obj, first.e.zone))
+				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, first.e.id, first.e.zone, first.e.obj, n.name))
 			}
 		}
 	}

@@ -66,8 +66,11 @@ type Unique struct {
 	certs   map[zoneRef]string // KongCertificate → its control plane
 	snis    []sniEntry
 	classes map[zoneRef]string // GatewayClass (no namespace) → controllerName
-	gws     []gatewayEntry
-	routes  []routeEntry
+	// gwClasses are the gatewayClassName of every Gateway read (Kuma names the MeshHTTPRoutes of
+	// routes of its own Gateways only).
+	gwClasses map[zoneRef]string
+	gws       []gatewayEntry
+	routes    []routeEntry
 }
 
 // zoneRef is an object of one zone, by namespace and name.
@@ -114,7 +117,7 @@ type generated struct {
 // NewUnique returns an empty Unique judging Kuma objects under rel (the zero Release: the
 // configuration's).
 func (c *Config) NewUnique(rel naming.Release) *Unique {
-	return &Unique{c: c.forRelease(rel), certs: map[zoneRef]string{}, classes: map[zoneRef]string{}}
+	return &Unique{c: c.forRelease(rel), certs: map[zoneRef]string{}, classes: map[zoneRef]string{}, gwClasses: map[zoneRef]string{}}
 }
 
 // Add reads one object of kind gk, of zone (or ""), and returns its id; -1 with no error when the
@@ -179,7 +182,7 @@ func (u *Unique) Add(zone string, gk schema.GroupKind, raw []byte) (int, error) 
 		if err := decodeInto(raw, &o); err != nil {
 			return -1, err
 		}
-		names := kumaRouteNames(u.c.release, o.Metadata.Namespace, o.Metadata.Name, o.Spec.ParentRefs)
+		names := kumaRouteNames(u.c.release, zone, o.Metadata.Namespace, o.Metadata.Name, o.Spec.ParentRefs)
 		if len(names) == 0 {
 			return -1, nil
 		}
@@ -309,6 +312,7 @@ func (u *Unique) addGateway(zone string, gk schema.GroupKind, raw []byte) (int, 
 	if err := decodeInto(raw, &o); err != nil {
 		return -1, err
 	}
+	u.gwClasses[zoneRef{zone, o.Metadata.Namespace, o.Metadata.Name}] = o.Spec.GatewayClassName
 	e := gatewayEntry{zone: zone, obj: o.Metadata.object(gk), class: o.Spec.GatewayClassName}
 	for i, l := range o.Spec.Listeners {
 		if l.TLS == nil {

@@ -152,7 +152,29 @@ func TestUnique(t *testing.T) {
 		{"a MeshHTTPRoute name over 253 characters", []input{
 			httpRoute("ns", strings.Repeat("r", 250), `{"group":"","kind":"Service","name":"svc"}`),
 		}, []string{"kuma/route-name HTTPRoute ns/" + strings.Repeat("r", 250) + " < HTTPRoute ns/" + strings.Repeat("r", 250) + " " + strings.Repeat("r", 250) + "-ns-svc.ns"}},
-		{"Gateway parents and, in 2.14, MeshService parents give no such name", []input{
+		{"two HTTPRoutes, one Gateway, one MeshHTTPRoute name (2.14)", []input{
+			httpRoute("c", "a-b", `{"name":"gw","namespace":"gws"}`),
+			httpRoute("b-c", "a", `{"name":"gw","namespace":"gws"}`),
+		}, []string{"kuma/route-name HTTPRoute b-c/a < HTTPRoute c/a-b a-b-c-e1548f02"}},
+		{"the same on a Gateway of Kuma's class", []input{
+			{"", gatewayClassKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"kuma"},"spec":{"controllerName":"gateways.kuma.io/controller"}}`},
+			gateway("gws", "gw", "kuma", ""),
+			httpRoute("c", "a-b", `{"name":"gw","namespace":"gws"}`),
+			httpRoute("b-c", "a", `{"name":"gw","namespace":"gws"}`),
+		}, []string{"kuma/route-name HTTPRoute b-c/a < HTTPRoute c/a-b a-b-c-e1548f02"}},
+		{"the same on a Gateway of another controller: Kuma makes no MeshHTTPRoute", []input{
+			{"", gatewayClassKind, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"kong"},"spec":{"controllerName":"konghq.com/gateway-operator"}}`},
+			gateway("gws", "gw", "kong", ""),
+			httpRoute("c", "a-b", `{"name":"gw","namespace":"gws"}`),
+			httpRoute("b-c", "a", `{"name":"gw","namespace":"gws"}`),
+		}, nil},
+		{"two Gateway parentRefs of one route, one hash (2.14 keeps the last)", []input{
+			httpRoute("default", "r", `{"name":"bgw","sectionName":"a"}`, `{"name":"gw","sectionName":"ab"}`),
+		}, []string{"kuma/route-name HTTPRoute default/r < HTTPRoute default/r r-default-1dd4118b"}},
+		{"a '.' where Kuma cuts a Gateway parent's name", []input{
+			httpRoute("ns", strings.Repeat("r", 243)+".x", `{"name":"gw"}`),
+		}, []string{"kuma/route-name HTTPRoute ns/" + strings.Repeat("r", 243) + ".x < HTTPRoute ns/" + strings.Repeat("r", 243) + ".x " + strings.Repeat("r", 243) + ".-93cc10c0"}},
+		{"Gateway parents of two namespaces, and in 2.14 MeshService parents, give no one name", []input{
 			httpRoute("b-c", "a", `{"name":"gw"}`, `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
 			httpRoute("c", "a-b", `{"name":"gw"}`, `{"group":"kuma.io","kind":"MeshService","name":"s","namespace":"n"}`),
 		}, nil},

@@ -55,12 +55,23 @@ name: backend
 labels: {kuma.io/zone: zone-1a, k8s.kuma.io/namespace: bc}
 spec: {}
 `)
+	routes := writeFile(t, dir, "routes.yaml", `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a-b, namespace: c}
+spec: {parentRefs: [{name: gw, namespace: gws}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a, namespace: b-c}
+spec: {parentRefs: [{name: gw, namespace: gws}]}
+`)
 	for _, tt := range []struct {
 		name, file string
 		want       []string
 	}{
 		{"KDS copies", kds, []string{":11:3: MeshService bc/backend: metadata.name: Duplicate value: \"backend\": KDS gives it and MeshService abc/backend of zone zone-1 one copy name \"backend-z9vdzz8dx42ffz26\" on global"}},
 		{"Universal KDS copies", universal, []string{":9:1: MeshService backend (mesh default): name: Duplicate value: \"backend\": KDS gives it and MeshService backend of mesh default of zone zone-1 one copy name \"backend-z9vdzz8dx42ffz26\" on global"}},
+		{"Kuma's MeshHTTPRoutes of two routes on one Gateway (2.14)", routes, []string{":8:12: HTTPRoute b-c/a: spec.parentRefs[0]: Duplicate value: \"a-b-c-e1548f02\": Kuma names the MeshHTTPRoute of this parentRef \"a-b-c-e1548f02\", as it names one of HTTPRoute c/a-b"}},
 		{"KongSNIs", snis, []string{":18:12: ", "KongSNI default/cert.gw1.8443.https-alt: spec.name: Duplicate value: \"*\": KongSNI default/cert.gw1.443.https has the same SNI"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
