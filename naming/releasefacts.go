@@ -155,6 +155,11 @@ func (r Release) Removed(kind string) (note string, ok bool) {
 // (MeshGatewayInstance, the legacy policies, …).
 func (r Release) RemovedKinds() []string { return slices.Sorted(maps.Keys(r.facts().removed)) }
 
+// RemovedTargetRefKinds returns the kinds RemovedTargetRefKind reports for r, sorted.
+func (r Release) RemovedTargetRefKinds() []string {
+	return slices.Sorted(maps.Keys(r.facts().removedRefKinds))
+}
+
 // RemovedTargetRefKind reports whether kind is a targetRef kind an earlier release accepts and r
 // does not, with what r's upgrade notes say instead.
 func (r Release) RemovedTargetRefKind(kind string) (note string, ok bool) {

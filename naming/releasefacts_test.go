@@ -304,11 +304,19 @@ func TestRefFactsMatchCRDs(t *testing.T) {
 		if !props["labels"] {
 			t.Errorf("Kuma %s: no labels in its ref schemas", r)
 		}
+		var gone []string
 		for k := range prevKinds {
 			_, removed := r.RemovedTargetRefKind(k)
 			if removed == kinds[k] {
 				t.Errorf("Kuma %s: targetRef kind %s removed %t, in its enums %t", r, k, removed, kinds[k])
 			}
+			if !kinds[k] {
+				gone = append(gone, k)
+			}
+		}
+		slices.Sort(gone)
+		if got := r.RemovedTargetRefKinds(); !slices.Equal(got, gone) {
+			t.Errorf("Kuma %s: removed targetRef kinds %q, gone from its enums %q", r, got, gone)
 		}
 		prevKinds = kinds
 	}

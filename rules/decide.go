@@ -199,7 +199,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		return d, err
 	}
 	d.Object = objectOf(g.gk, obj)
-	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1}
+	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1, refKinds: true, release: c.release}
 	if r.MaxErrors > 0 {
 		w.limit = r.MaxErrors
 	}

@@ -151,6 +151,11 @@ type refWalk struct {
 	data  []byte
 	stack []frame
 	nodes int
+
+	// refKinds, when set, makes a targetRef or backendRefs kind that release removed a problem
+	// (RuleRemovedRefKind): in the webhook, where refsFor does not run.
+	refKinds bool
+	release  naming.Release
 }
 
 // refProblem is where a problem is and what value it holds, as hashes.
@@ -323,6 +328,8 @@ func (w *refWalk) value(i int, step pathStep, place uint64, r role) int {
 			switch c := data[i]; {
 			case top.role == refMap && step.is("sectionName"):
 				w.ref(top, i)
+			case top.role == refMap && w.refKinds && step.is("kind"):
+				w.refKind(top, i)
 			case c == '{' && step.is("targetRef"):
 				r = refMap
 			case c == '[' && step.is("backendRefs"):
@@ -349,7 +356,39 @@ func (w *refWalk) ref(top *frame, i int) {
 			return
 		}
 	}
-	place := w.hashStep(top.place, pathStep{key: "sectionName", isKey: true})
+	w.problem(top, "sectionName", raw, s, isString, RuleSectionName, func(p *field.Path) field.ErrorList {
+		if !isString {
+			return field.ErrorList{field.Invalid(p, scalarValue(raw), "must be a string")}
+		}
+		return naming.FieldSection.Validate(s, p)
+	})
+}
+
+// refKind checks the kind at data[i], a member of the target reference top, against the
+// targetRef kinds w.release removed.
+func (w *refWalk) refKind(top *frame, i int) {
+	raw := w.data[i:skipValue(w.data, i)]
+	if len(raw) == 0 || raw[0] != '"' {
+		return
+	}
+	kind, ok := unquote(raw)
+	if !ok {
+		return
+	}
+	note, removed := w.release.RemovedTargetRefKind(kind)
+	if !removed {
+		return
+	}
+	w.problem(top, "kind", raw, kind, true, RuleRemovedRefKind, func(p *field.Path) field.ErrorList {
+		return field.ErrorList{removedRefKind(w.release, kind, note, p)}
+	})
+}
+
+// problem records the problems build makes of raw (s, unquoted, when isString), the member key of
+// the target reference top: as the old object's when recording, else as pre-existing when the old
+// object had them at the same place with the same value, else as new, within the limits.
+func (w *refWalk) problem(top *frame, key string, raw []byte, s string, isString bool, rule Rule, build func(*field.Path) field.ErrorList) {
+	place := w.hashStep(top.place, pathStep{key: key, isKey: true})
 	at := refProblem{place: place, value: w.hashValue(raw, s, isString)}
 	if w.recording {
 		w.old[at] = struct{}{}
@@ -364,13 +403,8 @@ func (w *refWalk) ref(top *frame, i int) {
 		return
 	}
 	n := len(*list)
-	p := field.NewPath(w.field("sectionName"))
-	if !isString {
-		*list = append(*list, field.Invalid(p, scalarValue(raw), "must be a string"))
-	} else {
-		*list = append(*list, naming.FieldSection.Validate(s, p)...)
-	}
-	tag(*list, n, RuleSectionName)
+	*list = append(*list, build(field.NewPath(w.field(key)))...)
+	tag(*list, n, rule)
 	if *limit > 0 {
 		*limit = max(*limit-(len(*list)-n), 0)
 	}

@@ -254,8 +254,7 @@ func (w *refsWalk) walk(v any, p *field.Path, top bool) {
 func (w *refsWalk) ref(ref map[string]any, p *field.Path, top bool) {
 	kind, _ := ref["kind"].(string)
 	if note, ok := w.rel.RemovedTargetRefKind(kind); ok {
-		w.errs = append(w.errs, tag(field.ErrorList{field.Invalid(p.Child("kind"), kind,
-			fmt.Sprintf("Kuma %s removed the targetRef kind %s: %s", w.rel, kind, note))}, 0, RuleRemovedRefKind)...)
+		w.errs = append(w.errs, tag(field.ErrorList{removedRefKind(w.rel, kind, note, p.Child("kind"))}, 0, RuleRemovedRefKind)...)
 		return
 	}
 	name, hasName := ref["name"]
@@ -285,4 +284,9 @@ func (w *refsWalk) labels(name, namespace any, hasNS bool) string {
 		s += fmt.Sprintf(", %s: %q", naming.LabelNamespace, ns)
 	}
 	return s + "}"
+}
+
+// removedRefKind is the problem of a reference of kind, a targetRef kind rel removed, at p.
+func removedRefKind(rel naming.Release, kind, note string, p *field.Path) *field.Error {
+	return field.Invalid(p, kind, fmt.Sprintf("Kuma %s removed the targetRef kind %s: %s", rel, kind, note))
 }

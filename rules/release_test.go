@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -143,6 +144,65 @@ func TestReleaseRulesInTheWebhook(t *testing.T) {
 	d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: raw, Release: naming.Kuma3_0})
 	if err != nil || !d.Allowed {
 		t.Errorf("webhook, Kuma 3.0, by name: allowed %v, %v, err %v", d.Allowed, d.Findings(), err)
+	}
+}
+
+// TestRemovedRefKindsInTheWebhook: a targetRef or backendRefs kind 3.0 removed reaches the webhook
+// when the cluster still serves 2.14's CRDs (whose enums have it); the webhook then refuses it on
+// 3.0 as check does, with the same finding at the same field, keeps it on an UPDATE of an object
+// that had it, and admits it on 2.14.
+func TestRemovedRefKindsInTheWebhook(t *testing.T) {
+	c := DefaultConfig()
+	gk := schema.GroupKind{Group: KumaGroup, Kind: "MeshHTTPRoute"}
+	route := func(top string) []byte {
+		return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshHTTPRoute","metadata":{"name":"r","namespace":"n","labels":{"kuma.io/mesh":"m1"}},` +
+			`"spec":{"targetRef":{"kind":"` + top + `","tags":{"a":"b"}},"to":[{"targetRef":{"kind":"MeshServiceSubset","name":"s"},` +
+			`"rules":[{"default":{"backendRefs":[{"kind":"MeshService","labels":{"a":"b"}},{"kind":"MeshServiceSubset","name":"v2"}]}}]}]}}`)
+	}
+	messages := func(es field.ErrorList) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Error())
+		}
+		slices.Sort(out)
+		return out
+	}
+	offline, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: route("MeshSubset"), Release: naming.Kuma3_0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := messages(offline.Errors())
+	if len(want) != 3 {
+		t.Fatalf("check on 3.0: %v, want three removed ref kinds", want)
+	}
+	for _, rel := range naming.Releases() {
+		d, err := c.Decide(context.Background(), Request{Kind: gk, Operation: "CREATE", Object: route("MeshSubset"), Release: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel == naming.Kuma2_14 {
+			if !d.Allowed || len(d.Findings()) > 0 {
+				t.Errorf("webhook, Kuma 2.14: allowed %t, %v", d.Allowed, d.Findings())
+			}
+			continue
+		}
+		if got := messages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
+			t.Errorf("webhook, Kuma 3.0: allowed %t, errors\n%q\nwant check's\n%q", d.Allowed, got, want)
+		}
+		for _, f := range d.Findings() {
+			if f.Rule != RuleRemovedRefKind {
+				t.Errorf("webhook, Kuma 3.0: finding %v", f)
+			}
+		}
+		// An update that keeps them keeps them as pre-existing; one that adds one is refused for it.
+		d, err = c.Decide(context.Background(), Request{Kind: gk, Operation: "UPDATE", Object: route("MeshSubset"), OldObject: route("MeshSubset"), Release: rel})
+		if err != nil || !d.Allowed || len(d.PreExisting()) != 3 {
+			t.Errorf("webhook, Kuma 3.0, update keeping them: allowed %t, pre-existing %v, err %v", d.Allowed, d.PreExisting(), err)
+		}
+		d, err = c.Decide(context.Background(), Request{Kind: gk, Operation: "UPDATE", Object: route("MeshSubset"), OldObject: route("Mesh"), Release: rel})
+		if err != nil || d.Allowed || len(d.Errors()) != 1 || d.Errors()[0].Field != "spec.targetRef.kind" || len(d.PreExisting()) != 2 {
+			t.Errorf("webhook, Kuma 3.0, update adding one: allowed %t, errors %v, pre-existing %v, err %v", d.Allowed, d.Errors(), d.PreExisting(), err)
+		}
 	}
 }
 

@@ -160,6 +160,14 @@ func removedWithoutKRI(suffix string) []*unstructured.Unstructured {
 	}
 }
 
+// subsetTimeout is a MeshTimeout whose top-level targetRef is of kind MeshSubset, which 2.14 accepts
+// and 3.0 removed.
+func subsetTimeout(name string) *unstructured.Unstructured {
+	mt := meshTimeout("kuma-demo", name, map[string]string{naming.LabelMesh: "default"}, "")
+	mt.Object["spec"].(map[string]any)["targetRef"] = map[string]any{"kind": "MeshSubset", "tags": map[string]any{"version": "v2"}}
+	return mt
+}
+
 // TestKumaReleases runs each release's CRDs in a real API server with the webhook in kuma.version
 // auto beside a control plane of that release: the release is detected, names RFC 1035 refuses
 // are denied on 3.0 only, the control plane's own writes are never denied nor warned about, and a
@@ -223,6 +231,9 @@ func TestKumaReleases(t *testing.T) {
 
 			// Kinds 3.0 removed that have no KRI: the webhook sees them (judged only as removed) and
 			// 2.14 admits them untouched, with no warning and no annotation.
+			if err := c.user.Create(ctx, subsetTimeout("subset")); err != nil {
+				t.Errorf("a MeshTimeout selecting a MeshSubset on 2.14: %v", err)
+			}
 			c.userWarn.take()
 			leftovers := removedWithoutKRI("")
 			for _, obj := range leftovers {
@@ -263,6 +274,11 @@ func TestKumaReleases(t *testing.T) {
 				if want := fmt.Sprintf(`kind: Invalid value: "%s": removed in Kuma 3.0: `, obj.GetKind()); err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("a %s after the upgrade to 3.0: %v, want refused with %q", obj.GetKind(), err, want)
 				}
+			}
+			// 2.14's MeshTimeout CRD still takes a MeshSubset targetRef: the webhook refuses it on 3.0, as check does.
+			err = c.user.Create(ctx, subsetTimeout("subset-2"))
+			if want := `spec.targetRef.kind: Invalid value: "MeshSubset": Kuma 3.0 removed the targetRef kind MeshSubset`; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("a MeshTimeout selecting a MeshSubset after the upgrade to 3.0: %v, want refused with %q", err, want)
 			}
 			if n := releaseDecisions(t, "TrafficRoute", "CREATE", "denied", "deny", "none", "3.0"); n != 1 {
 				t.Errorf("refused TrafficRoutes counted with kuma_release 3.0: %v, want 1", n)
