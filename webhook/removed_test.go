@@ -33,7 +33,7 @@ func TestRemovedKindsAtAdmission(t *testing.T) {
 			_, removed := rel.Removed(kind)
 			id := "Kuma " + rel.String() + ": " + kind
 
-			counted := decisions.WithLabelValues(kind, "CREATE", map[bool]string{true: "denied", false: "allowed"}[removed], "deny", "none", rel.String())
+			counted := decisions.WithLabelValues(kind, "CREATE", map[bool]string{true: "denied", false: "allowed"}[removed], "deny", "none", rel.String(), "unknown")
 			before := testutil.ToFloat64(counted)
 			resp := v.Handle(context.Background(), request(admissionv1.Create, o, nil))
 			if after := testutil.ToFloat64(counted); after != before+1 {
