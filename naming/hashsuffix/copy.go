@@ -12,15 +12,21 @@ import (
 // Universal value over 63 characters, copied along). nil when it can.
 func CopyProblems(name string, labels map[string]string) []string {
 	var out []string
-	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		out = append(out, fmt.Sprintf("metadata.name %q: %s", name, msg))
+	if !dnsSubdomain(name) {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			out = append(out, fmt.Sprintf("metadata.name %q: %s", name, msg))
+		}
 	}
 	for k, v := range labels {
-		for _, msg := range validation.IsQualifiedName(k) {
-			out = append(out, fmt.Sprintf("metadata.labels key %q: %s", k, msg))
+		if !qualifiedName(k) {
+			for _, msg := range validation.IsQualifiedName(k) {
+				out = append(out, fmt.Sprintf("metadata.labels key %q: %s", k, msg))
+			}
 		}
-		for _, msg := range validation.IsValidLabelValue(v) {
-			out = append(out, fmt.Sprintf("metadata.labels[%s] %q: %s", k, v, msg))
+		if !labelValue(v) {
+			for _, msg := range validation.IsValidLabelValue(v) {
+				out = append(out, fmt.Sprintf("metadata.labels[%s] %q: %s", k, v, msg))
+			}
 		}
 	}
 	return out

@@ -1,0 +1,64 @@
+package hashsuffix
+
+// The checks below answer, without a regular expression, whether apimachinery's validation
+// functions would find nothing wrong: CopyProblems asks them of every object an audit reads, and
+// their regular expressions were a few percent of it (docs/performance.md). They may say no to a
+// value apimachinery accepts, never yes to one it refuses (FuzzValidChecks): a no asks apimachinery,
+// which words the problem.
+
+// alnum reports whether c is an ASCII letter (upper case when upper is set) or digit.
+func alnum(c byte, upper bool) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || upper && 'A' <= c && c <= 'Z'
+}
+
+// dnsSubdomain reports whether s is a DNS-1123 subdomain: at most 253 characters of dot-separated
+// labels of lower case letters, digits and '-', each starting and ending with a letter or digit
+// (validation.IsDNS1123Subdomain).
+func dnsSubdomain(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if c := s[i]; c != '-' && !alnum(c, false) {
+				return false
+			}
+			continue
+		}
+		if i == start || !alnum(s[start], false) || !alnum(s[i-1], false) {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// labelName reports whether s is at most 63 characters of letters, digits, '-', '_' and '.',
+// starting and ending with a letter or digit (the name part of validation.IsQualifiedName, and a
+// non-empty validation.IsValidLabelValue).
+func labelName(s string) bool {
+	if len(s) == 0 || len(s) > 63 || !alnum(s[0], true) || !alnum(s[len(s)-1], true) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c != '-' && c != '_' && c != '.' && !alnum(c, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// qualifiedName reports whether s is a label key: a labelName, with a dnsSubdomain and '/'
+// before it or not (validation.IsQualifiedName).
+func qualifiedName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return dnsSubdomain(s[:i]) && labelName(s[i+1:])
+		}
+	}
+	return labelName(s)
+}
+
+// labelValue reports whether s is empty or a labelName (validation.IsValidLabelValue).
+func labelValue(s string) bool { return s == "" || labelName(s) }

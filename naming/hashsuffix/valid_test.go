@@ -1,0 +1,61 @@
+package hashsuffix
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+func TestValidChecks(t *testing.T) {
+	for _, tt := range []struct {
+		s                     string
+		subdomain, key, value bool
+	}{
+		{"a", true, true, true},
+		{"backend-8a7f.default", true, true, true},
+		{"", false, false, true},
+		{"A", false, true, true},
+		{"a_b", false, true, true},
+		{"-a", false, false, false},
+		{"a.", false, false, false},
+		{"a..b", false, true, true},
+		{"kuma.io/zone", false, true, false},
+		{"Kuma.io/zone", false, false, false},
+		{"/zone", false, false, false},
+		{"a/b/c", false, false, false},
+		{strings.Repeat("a", 63), true, true, true},
+		{strings.Repeat("a", 64), true, false, false},
+		{strings.Repeat("a", 253), true, false, false},
+		{strings.Repeat("a", 254), false, false, false},
+		{"é", false, false, false},
+	} {
+		if got := dnsSubdomain(tt.s); got != tt.subdomain {
+			t.Errorf("dnsSubdomain(%q) = %v", tt.s, got)
+		}
+		if got := qualifiedName(tt.s); got != tt.key {
+			t.Errorf("qualifiedName(%q) = %v", tt.s, got)
+		}
+		if got := labelValue(tt.s); got != tt.value {
+			t.Errorf("labelValue(%q) = %v", tt.s, got)
+		}
+	}
+}
+
+// FuzzValidChecks holds the checks to apimachinery's validation: the same answer for every string.
+func FuzzValidChecks(f *testing.F) {
+	for _, s := range []string{"a", "a.b-c", "kuma.io/mesh", "k8s.kuma.io/service-name", "Obj_1", "-", "a/", "/a", "a..b", "x.-y", "ſ", "a\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := dnsSubdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
+			t.Errorf("dnsSubdomain(%q) = %v, apimachinery %v", s, got, want)
+		}
+		if got, want := qualifiedName(s), len(validation.IsQualifiedName(s)) == 0; got != want {
+			t.Errorf("qualifiedName(%q) = %v, apimachinery %v", s, got, want)
+		}
+		if got, want := labelValue(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
+			t.Errorf("labelValue(%q) = %v, apimachinery %v", s, got, want)
+		}
+	})
+}
