@@ -73,8 +73,12 @@ type Config struct {
 	// groups or service accounts; the first one that matches a request applies. Absent (nil) means
 	// DefaultRequesters; an empty list means none.
 	Requesters []RequesterConfig `json:"requesters"`
+	// Rules turns rules off.
+	Rules RulesConfig `json:"rules,omitempty"`
 
-	registry   *naming.Registry
+	registry *naming.Registry
+	// disabled holds the rules of Rules.Disabled.
+	disabled   map[Rule]bool
 	guards     map[schema.GroupKind]*guard
 	requesters []*requester
 	// release is the Kuma release this Config judges against; byRelease holds a Config per known
@@ -85,6 +89,17 @@ type Config struct {
 	// against.
 	configured naming.Release
 }
+
+// RulesConfig is the configuration's rules section.
+type RulesConfig struct {
+	// Disabled are rules whose findings are not reported. Only a rule that never denies (level
+	// warning or note in docs/rules.md) can be turned off: one that denies is relaxed by the
+	// enforcement of its kinds or of a requester, which keeps it reported.
+	Disabled []Rule `json:"disabled,omitempty"`
+}
+
+// Enabled reports whether the findings of r are reported: false for a rule of rules.disabled.
+func (c *Config) Enabled(r Rule) bool { return !c.disabled[r] }
 
 // KumaConfig is the configuration's kuma section.
 type KumaConfig struct {
@@ -326,6 +341,9 @@ func buildConfig(c *Config) (*Config, error) {
 		errs = append(errs, field.NotSupported(field.NewPath("kuma", "mode"), m, []Mode{ModeAuto, ModeGlobal, ModeZone, ModeStandalone}))
 	}
 
+	disabled, derrs := buildDisabled(c.Rules.Disabled)
+	errs = append(errs, derrs...)
+
 	if c.Requesters == nil {
 		c.Requesters = DefaultRequesters()
 	}
@@ -402,6 +420,7 @@ func buildConfig(c *Config) (*Config, error) {
 
 	c.registry = reg
 	c.requesters = requesters
+	c.disabled = disabled
 	c.guards = make(map[schema.GroupKind]*guard, len(order))
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
@@ -429,6 +448,26 @@ func buildConfig(c *Config) (*Config, error) {
 		c.byRelease[rel.String()] = &cp
 	}
 	return c, nil
+}
+
+// buildDisabled checks the rules turned off: known ids, once each, of rules that never deny.
+func buildDisabled(rs []Rule) (map[Rule]bool, field.ErrorList) {
+	var errs field.ErrorList
+	out := make(map[Rule]bool, len(rs))
+	for i, r := range rs {
+		p := field.NewPath("rules", "disabled").Index(i)
+		info, ok := Describe(r)
+		switch {
+		case !ok:
+			errs = append(errs, field.Invalid(p, r, "not a rule id (docs/rules.md)"))
+		case info.Level == LevelError:
+			errs = append(errs, field.Invalid(p, r, "denies objects, so it cannot be turned off: relax it with the enforcement of its kinds or of a requester"))
+		case out[r]:
+			errs = append(errs, field.Duplicate(p, r))
+		}
+		out[r] = true
+	}
+	return out, errs
 }
 
 // buildRequesters checks the requester overrides and resolves them.

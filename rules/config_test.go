@@ -194,6 +194,9 @@ kinds:
 		{name: "duplicate kind", yaml: header + "kinds:\n- {group: kuma.io, version: v1alpha1, kind: MeshTimeout}\n- {group: kuma.io, version: v1alpha2, kind: MeshTimeout}\n", err: `kinds[1]: Duplicate value: "MeshTimeout.kuma.io"`},
 		{name: "missing group and version", yaml: header + "kinds:\n- {kind: MeshTimeout}\n", err: "kinds[0].group: Required value, kinds[0].version: Required value"},
 		{name: "not YAML", yaml: "{[", err: "decoding: "},
+		{name: "an unknown rule turned off", yaml: header + "rules:\n  disabled: [kuma/stat-unsafe]\n", err: `rules.disabled[0]: Invalid value: "kuma/stat-unsafe": not a rule id (docs/rules.md)`},
+		{name: "a rule that denies turned off", yaml: header + "rules:\n  disabled: [kuma/proxy-patch-stat-unsafe, kuma/proxy-patch-kri]\n", err: `rules.disabled[1]: Invalid value: "kuma/proxy-patch-kri": denies objects, so it cannot be turned off`},
+		{name: "a rule turned off twice", yaml: header + "rules:\n  disabled: [envoy/stat-unsafe, envoy/stat-unsafe]\n", err: `rules.disabled[1]: Duplicate value: "envoy/stat-unsafe"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

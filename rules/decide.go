@@ -161,6 +161,15 @@ func (d *Decision) Findings() []Finding {
 // own error when ctx is done before the decision is; the Decision then still says how the request
 // was enforced.
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
+	d, err := c.decide(ctx, r)
+	if len(c.disabled) > 0 {
+		// Only rules that never deny can be turned off: their findings are notes.
+		d.notes = slices.DeleteFunc(d.notes, func(fe *field.Error) bool { return c.disabled[Rule(fe.Origin)] })
+	}
+	return d, err
+}
+
+func (c *Config) decide(ctx context.Context, r Request) (Decision, error) {
 	c = c.forRelease(r.Release).forMode(r.Mode)
 	g, ok := c.guardFor(r.Kind)
 	// A kind routed to be judged only as removed, under a release that ships it.

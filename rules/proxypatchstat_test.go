@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"runtime"
 	"strconv"
 	"strings"
@@ -199,6 +200,43 @@ func TestProxyPatchStatUnsafeFrontDoors(t *testing.T) {
 	}
 	if d, err := dry.Decide(context.Background(), Request{Phase: Validate, Kind: meshProxyPatchGK, Operation: "CREATE", Object: raw}); err != nil || len(d.Findings()) != 0 {
 		t.Errorf("dryrun: %v, %v; want no finding", d.Findings(), err)
+	}
+}
+
+// TestRuleDisabled: a rule turned off in the configuration reports nothing, on every phase and
+// release; the other rules of the object still do.
+func TestRuleDisabled(t *testing.T) {
+	c, err := ParseConfig([]byte("apiVersion: kriguard.io/v1alpha1\nkind: Configuration\nrules:\n  disabled: [kuma/proxy-patch-stat-unsafe]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Enabled(RuleProxyPatchStatUnsafe) || !c.Enabled(RuleProxyPatchLegacyName) {
+		t.Errorf("Enabled: %v for the rule turned off, %v for another", c.Enabled(RuleProxyPatchStatUnsafe), c.Enabled(RuleProxyPatchLegacyName))
+	}
+	raw := proxyPatch(t, [2]string{"cluster", "name: a.b\n"})
+	raw = []byte(strings.Replace(string(raw), `"operation":"Add"`, `"operation":"Patch","match":{"name":"outbound:a"}`, 1))
+	for _, r := range []Request{
+		{Phase: Validate, Operation: "CREATE", Object: raw},
+		{Phase: Admit, Object: raw, Release: naming.Kuma3_0},
+	} {
+		r.Kind = meshProxyPatchGK
+		for _, cfg := range []*Config{DefaultConfig(), c} {
+			d, err := cfg.Decide(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rules := map[Rule]int{}
+			for _, f := range d.Findings() {
+				rules[f.Rule]++
+			}
+			want := map[Rule]int{RuleProxyPatchLegacyName: 1, RuleProxyPatchStatUnsafe: 1}
+			if cfg == c {
+				delete(want, RuleProxyPatchStatUnsafe)
+			}
+			if !maps.Equal(rules, want) {
+				t.Errorf("phase %d, disabled %v: findings by rule %v, want %v", r.Phase, cfg == c, rules, want)
+			}
+		}
 	}
 }
 

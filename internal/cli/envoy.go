@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,8 +89,9 @@ func runEnvoy(a *app, ctx context.Context, args []string) int {
 	// Each name is printed as its config is read: the dump is never held whole.
 	err = envoydump.Read(r, naming.EnvoyNameOptions{Strict: a.strict, Prefixes: prefixes, Registry: a.cfg.Registry()}, func(n envoydump.Name) error {
 		t.objects++
+		fs := slices.DeleteFunc(rules.EnvoyFindings(n.What, n.Name, n.Path, n.Problems), func(f rules.Finding) bool { return !a.cfg.Enabled(f.Rule) })
 		res := Result{Source: source, Path: n.Path, Allowed: true, Object: rules.Object{Kind: schema.GroupKind{Kind: n.What}, Name: n.Name},
-			Findings: rules.EnvoyFindings(n.What, n.Name, n.Path, n.Problems)}
+			Findings: fs}
 		for _, f := range res.Findings {
 			if f.Level == rules.LevelError {
 				res.Allowed = false

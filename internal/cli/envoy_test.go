@@ -203,6 +203,13 @@ func TestEnvoyStatNames(t *testing.T) {
 		t.Errorf("a covered or stat-safe name reported:\n%s", r.stdout)
 	}
 
+	// Turned off in the configuration, the rule reports nothing; the others still do.
+	off := writeFile(t, t.TempDir(), "off.yaml", "apiVersion: kriguard.io/v1alpha1\nkind: Configuration\nrules:\n  disabled: [envoy/stat-unsafe]\n")
+	r = run(t, "", "envoy", "--config", off, dumpFile)
+	if strings.Contains(r.stdout, "stat-unsafe") || !strings.Contains(r.stdout, dumpFile+": envoy/not-kri (error): 1 of 15 names\n") || r.code != ExitDenied {
+		t.Errorf("envoy/stat-unsafe turned off: exit %d\n%s", r.code, r.stdout)
+	}
+
 	// Warnings alone deny nothing.
 	okFile := writeFile(t, t.TempDir(), "ok.json", strings.Replace(statDump, `"alt_stat_name": "kri_db"`, `"alt_stat_name": "system_db_stats"`, 1))
 	if r := run(t, "", "envoy", okFile); r.code != ExitOK {
