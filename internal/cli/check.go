@@ -46,6 +46,7 @@ array with an element per guarded object (docs/cli.md).`,
 			docFlags(a, fs)
 			releaseFlag(a, fs)
 			kumaZoneFlag(a, fs)
+			zonePathsFlag(a, fs)
 		},
 		run: runCheck,
 	}
@@ -63,6 +64,11 @@ func runCheck(a *app, ctx context.Context, args []string) int {
 	if err := a.loadConfig(); err != nil {
 		return a.fail("kriguard check", err)
 	}
+	zones, err := parseZonePaths(a.zonePaths)
+	if err != nil {
+		return a.fail("kriguard check", err)
+	}
+	a.zones = zones
 	w, err := a.resultWriters(objectResults, "kriguard check", formatText, formatJSON, formatSARIF, formatJUnit, formatGitHub)
 	if err != nil {
 		return a.fail("kriguard check", err)
@@ -114,19 +120,22 @@ func (a *app) judgeManifests(ctx context.Context, paths []string, t *tally, emit
 			gk = schema.GroupKind{Group: rules.KumaGroup, Kind: d.Kind}
 		}
 		at := placed{source: d.Source, apiVersion: d.APIVersion, line: d.Line}
+		// A Universal resource is created on the zone control plane --zone or --kuma-zone names,
+		// else on global; a Kubernetes object without a kuma.io/zone label is of --zone's zone,
+		// else of global (docs/unique.md).
+		zone := zoneOf(a.zones, d.Source, a.kumaZone)
 		compare := func(v *rules.Decision) {
 			if d.Universal {
-				// Created on the zone control plane --kuma-zone names, else on global.
-				across.addUniversal(a.kumaZone, gk, d.Object, v, at, d.Position)
+				across.addUniversal(zone, gk, d.Object, v, at, d.Position)
 			} else {
-				across.add("", gk, d.Object, v, at, d.Position)
+				across.add(zoneOf(a.zones, d.Source, ""), gk, d.Object, v, at, d.Position)
 			}
 		}
 		if !a.cfg.Judges(gk, a.release) {
 			compare(nil)
 			return nil
 		}
-		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal, Zone: a.kumaZone})
+		v, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: d.Object, Release: a.release, Universal: d.Universal, Zone: zone})
 		if err != nil {
 			compare(nil)
 		} else {

@@ -107,6 +107,9 @@ type app struct {
 	kumaAPI                   kumaAPIFlags
 	// kumaZone is check's and kri of's --kuma-zone.
 	kumaZone string
+	// zonePaths is check's --zone, zones the zones it gives.
+	zonePaths []string
+	zones     []zonePath
 
 	// envoy
 	// dumpFile is the config dump's file, "" for standard input and admin URLs.

@@ -87,3 +87,37 @@ spec: {parentRefs: [{name: gw, namespace: gws}]}
 		})
 	}
 }
+
+// TestCheckZones: manifests of two zones, as kept in a repository (no kuma.io/zone label: Kuma's
+// webhook adds it in the zone), compared with --zone telling which files are of which zone.
+func TestCheckZones(t *testing.T) {
+	dir := t.TempDir()
+	svc := func(ns string) string {
+		return "apiVersion: kuma.io/v1alpha1\nkind: MeshService\nmetadata:\n  name: backend\n  namespace: " + ns + "\n  labels: {kuma.io/mesh: default}\n"
+	}
+	writeFile(t, dir, "zone-1/backend.yaml", svc("abc"))
+	writeFile(t, dir, "zone-1/zone-1a/backend.yaml", svc("bc"))
+	const want = `MeshService bc/backend: metadata.name: Duplicate value: "backend": KDS gives it and MeshService abc/backend of zone zone-1 one copy name "backend-z9vdzz8dx42ffz26" on global`
+	for _, tt := range []struct {
+		name  string
+		zones []string
+		code  int
+		want  string
+	}{
+		{"without zones: objects of global, not compared", nil, ExitOK, ""},
+		{"one zone each, the longest path wins", []string{"--zone", "zone-1=" + dir + "/zone-1", "--zone", "zone-1a=" + dir + "/zone-1/zone-1a/"}, ExitDenied, want},
+		{"one zone for both", []string{"--zone", "zone-1=" + dir}, ExitOK, ""},
+		{"a zone Kuma refuses", []string{"--zone", "Zone_1=" + dir}, ExitError, ""},
+		{"no path", []string{"--zone", "zone-1"}, ExitError, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, "", append([]string{"check"}, append(tt.zones, dir)...)...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.want) || tt.want == "" && r.stdout != "" {
+				t.Errorf("exit %d (want %d), stdout:\n%s\nstderr:\n%s\nwant %q", r.code, tt.code, r.stdout, r.stderr, tt.want)
+			}
+			if tt.want != "" && strings.Count(r.stdout, "\n") != 1 {
+				t.Errorf("want one finding:\n%s", r.stdout)
+			}
+		})
+	}
+}
