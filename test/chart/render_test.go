@@ -32,6 +32,8 @@ config:
     kuma-control-plane: {enforcement: deny}
     kong-operator: {enabled: false}
     ci: {enforcement: dryrun, groups: [ci-bots], serviceAccountNamespaces: [argocd]}
+  rules:
+    disabled: [kuma/proxy-patch-stat-unsafe, envoy/stat-unsafe]
 `},
 	{name: "cert-manager", values: `
 certManager:
@@ -645,6 +647,9 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		Types      []map[string]any `json:"types"`
 		Kinds      []map[string]any `json:"kinds"`
 		Requesters []map[string]any `json:"requesters"`
+		Rules      struct {
+			Disabled []string `json:"disabled"`
+		} `json:"rules"`
 	}
 	data := []byte(field(t, cm, "data", "config.yaml").(string))
 	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
@@ -675,6 +680,20 @@ func checkConfigMap(t *testing.T, objs manifest, n names, values map[string]any)
 		t.Errorf("config.yaml has %d requester overrides, want %d: %v", len(cfg.Requesters), enabled, cfg.Requesters)
 	}
 	cfgValues := values["config"].(map[string]any)
+	// The rules turned off, and no other.
+	disabled, _ := cfgValues["rules"].(map[string]any)["disabled"].([]any)
+	off := 0
+	for _, r := range rules.Rules() {
+		if !parsed.Enabled(r) {
+			off++
+			if !slices.Contains(disabled, any(string(r))) {
+				t.Errorf("config.yaml turns off %s, which the values do not", r)
+			}
+		}
+	}
+	if off != len(disabled) {
+		t.Errorf("config.yaml turns off %d rules, the values %d: %v", off, len(disabled), disabled)
+	}
 	if cfg.APIVersion != "kriguard.io/v1alpha1" || cfg.Kind != "Configuration" || cfg.DefaultEnforcement != cfgValues["defaultEnforcement"] {
 		t.Errorf("config.yaml header: %+v", cfg)
 	}
@@ -840,6 +859,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"requester override named none", "config: {requesters: {none: {enforcement: warn, users: [u]}}}", []string{"requesters"}},
 		{"requester override without enforcement", "config: {requesters: {ci: {users: [u]}}}", []string{"requesters", "enforcement"}},
 		{"requester override with a bad namespace", "config: {requesters: {ci: {enforcement: warn, serviceAccountNamespaces: [Bad_NS]}}}", []string{"serviceAccountNamespaces"}},
+		{"a rule turned off twice", "config: {rules: {disabled: [envoy/stat-unsafe, envoy/stat-unsafe]}}", []string{"disabled"}},
+		{"not a rule id", "config: {rules: {disabled: ['Stat Unsafe']}}", []string{"disabled"}},
 		{"TLS 1.1", "webhook: {tlsMinVersion: '1.1'}", []string{"tlsMinVersion"}},
 		{"privileged port", "webhook: {port: 443}", []string{"/webhook/port", "minimum"}},
 		{"extra arg without dashes", "webhook: {extraArgs: [zap-devel]}", []string{"extraArgs"}},
