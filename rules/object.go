@@ -5,7 +5,6 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -136,18 +135,6 @@ func originKRI(status span) (any, bool) {
 	return v, found
 }
 
-// partialObject is the part of an object the rules read. spec and status stay raw: decoding them
-// into maps cost more than everything else the webhook does per request, and most objects hold
-// nothing there that a rule reads.
-type partialObject struct {
-	APIVersion string       `json:"apiVersion"`
-	Kind       string       `json:"kind"`
-	Mesh       string       `json:"mesh"`
-	Metadata   *partialMeta `json:"metadata"`
-	Spec       span         `json:"spec"`
-	Status     span         `json:"status"`
-}
-
 // mayHoldSections returns spec when it may hold a "sectionName" member or a reference of a kind a
 // release removed (the refWalk judges both), else nil. An escaped key or value may spell either.
 func mayHoldSections(spec span) []byte {
@@ -192,63 +179,8 @@ func (s *span) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the value as it was read.
 func (s span) MarshalJSON() ([]byte, error) { return s, nil }
 
-type partialMeta struct {
-	Name         metaString `json:"name"`
-	GenerateName metaString `json:"generateName"`
-	Namespace    metaString `json:"namespace"`
-	Labels       metaMap    `json:"labels"`
-	Annotations  metaMap    `json:"annotations"`
-}
-
 // errUnsure makes decodeObject ask the full decode.
 var errUnsure = errors.New("left to the full decode")
-
-// metaString is a metadata string. null, which the full decode refuses there, is refused.
-type metaString string
-
-func (s *metaString) UnmarshalJSON(b []byte) error {
-	if len(b) < 2 || b[0] != '"' {
-		return errUnsure
-	}
-	if in := b[1 : len(b)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		*s = metaString(in)
-		return nil
-	}
-	var v string
-	if err := json.UnmarshalCaseSensitivePreserveInts(b, &v); err != nil {
-		return err
-	}
-	*s = metaString(v)
-	return nil
-}
-
-// metaMap is a metadata map of strings: labels or annotations. null and a value that is not a
-// string, which the full decode refuses, are refused; a repeated key keeps its last value in both.
-type metaMap struct {
-	m   map[string]string
-	set bool
-}
-
-func (m *metaMap) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] != '{' {
-		return errUnsure
-	}
-	// A null value would read as "": let the full decode see it. Only a real null member counts:
-	// "null" inside a string (a last-applied-configuration annotation holds many) does not.
-	var ptrs map[string]*string
-	if err := json.UnmarshalCaseSensitivePreserveInts(b, &ptrs); err != nil {
-		return errUnsure
-	}
-	m.m = make(map[string]string, len(ptrs))
-	for k, v := range ptrs {
-		if v == nil {
-			return errUnsure
-		}
-		m.m[k] = *v
-	}
-	m.set = true
-	return nil
-}
 
 var (
 	// unicodeEscape, sectionNameKey and kriKey find a spec that may hold a target reference's
@@ -258,44 +190,156 @@ var (
 	kriKey         = []byte(`"kri"`)
 )
 
-// decodePartial reads what the rules read through sigs.k8s.io/json, the case-sensitive decoder
-// the API server uses, or returns an error when only decodeFull can be trusted with raw: invalid
-// JSON (trailing bytes and NUL included), another kind, a repeated member, a metadata field of
-// the wrong type or null. spec is decoded when wholeSpec is set, and kept raw when it may hold a
-// section name; status is decoded when it may hold origin.kri.
+// decodePartial reads what the rules read in one pass over raw (scanner), or returns errUnsure when
+// only decodeFull can be trusted with raw: invalid JSON (trailing bytes and NUL included), another
+// kind, a repeated member the rules read, a key with an escape at the top level or in metadata, a
+// metadata field of the wrong type or null. spec is decoded when wholeSpec is set, and kept raw
+// when it may hold a section name; status is decoded when it may hold origin.kri.
 //
 // It accepts one thing the full decode refuses: a number beyond float64's range in a part of the
 // object it leaves raw. The API server decodes every object it sends with the same decoder, so no
 // such object reaches the webhook.
 func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, error) {
-	var p partialObject
-	strict, err := json.UnmarshalStrict(raw, &p, json.DisallowDuplicateFields)
-	if err != nil {
-		return nil, err
-	}
-	if len(strict) > 0 {
-		return nil, errUnsure
-	}
-	if p.Kind != gk.Kind {
-		return nil, errUnsure
-	}
-	if gv, err := schema.ParseGroupVersion(p.APIVersion); err != nil || gv.Group != gk.Group || p.APIVersion == "" {
-		return nil, errUnsure
-	}
-	o := &admitted{mesh: p.Mesh}
-	if m := p.Metadata; m != nil {
-		o.name, o.generateName, o.namespace = string(m.Name), string(m.GenerateName), string(m.Namespace)
-		o.labels, o.hasLabels = m.Labels.m, m.Labels.set
-		o.annotations, o.hasAnnotations = m.Annotations.m, m.Annotations.set
-	}
-	if p.Spec != nil && string(p.Spec) != "null" {
-		if wholeSpec {
-			o.spec = decodeReads(p.Spec, newReadTree(specReads(gk)))
+	s := &scanner{data: raw}
+	o := &admitted{}
+	var apiVersion, kind string
+	var spec, status span
+	var seen uint8 // the members read, once each
+	const (
+		seenAPIVersion = 1 << iota
+		seenKind
+		seenMesh
+		seenMetadata
+		seenSpec
+		seenStatus
+	)
+	once := func(bit uint8) bool {
+		if seen&bit != 0 {
+			return false
 		}
-		o.rawSpec = mayHoldSections(p.Spec)
+		seen |= bit
+		return true
 	}
-	o.originKRI, o.hasOriginKRI = originKRI(p.Status)
+	ok := s.members(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "apiVersion":
+			return once(seenAPIVersion) && s.stringOrNull(&apiVersion)
+		case "kind":
+			return once(seenKind) && s.stringOrNull(&kind)
+		case "mesh":
+			return once(seenMesh) && s.stringOrNull(&o.mesh)
+		case "metadata":
+			return once(seenMetadata) && s.metadata(o)
+		case "spec", "status":
+			bit, to := uint8(seenSpec), &spec
+			if key[2] == 't' {
+				bit, to = seenStatus, &status
+			}
+			start, ok := s.value()
+			*to = raw[start:s.i]
+			return once(bit) && ok
+		}
+		_, ok := s.value()
+		return ok
+	})
+	if s.space(); !ok || s.i != len(raw) {
+		return nil, errUnsure
+	}
+	if kind != gk.Kind {
+		return nil, errUnsure
+	}
+	if gv, err := schema.ParseGroupVersion(apiVersion); err != nil || gv.Group != gk.Group || apiVersion == "" {
+		return nil, errUnsure
+	}
+	if spec != nil && string(spec) != "null" {
+		if wholeSpec {
+			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
+		}
+		o.rawSpec = mayHoldSections(spec)
+	}
+	o.originKRI, o.hasOriginKRI = originKRI(status)
 	return o, nil
+}
+
+// stringOrNull reads a string, or null, which leaves to as it is.
+func (s *scanner) stringOrNull(to *string) bool {
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == 'n' {
+		return s.literal("null")
+	}
+	v, ok := s.stringValue()
+	*to = v
+	return ok
+}
+
+// metadata reads the metadata object, or null, into o: its name, generateName and namespace must
+// be strings, its labels and annotations maps of strings, each given once.
+func (s *scanner) metadata(o *admitted) bool {
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == 'n' {
+		return s.literal("null")
+	}
+	var seen uint8
+	once := func(bit uint8) bool {
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	}
+	return s.members(false, func(key []byte) bool {
+		var ok bool
+		switch string(key[1 : len(key)-1]) {
+		case "name":
+			o.name, ok = s.metaString()
+			return once(1) && ok
+		case "generateName":
+			o.generateName, ok = s.metaString()
+			return once(2) && ok
+		case "namespace":
+			o.namespace, ok = s.metaString()
+			return once(4) && ok
+		case "labels":
+			o.labels, ok = s.metaMap()
+			o.hasLabels = true
+			return once(8) && ok
+		case "annotations":
+			o.annotations, ok = s.metaMap()
+			o.hasAnnotations = true
+			return once(16) && ok
+		}
+		_, ok = s.value()
+		return ok
+	})
+}
+
+// metaString reads a metadata string. null, which the full decode refuses there, is refused.
+func (s *scanner) metaString() (string, bool) {
+	s.space()
+	return s.stringValue()
+}
+
+// metaMap reads a metadata map of strings: labels or annotations. null and a value that is not a
+// string, which the full decode refuses, are refused; a repeated key keeps its last value in both.
+func (s *scanner) metaMap() (map[string]string, bool) {
+	m := map[string]string{}
+	s.space()
+	if s.i >= len(s.data) || s.data[s.i] != '{' {
+		return nil, false
+	}
+	return m, s.members(true, func(key []byte) bool {
+		k, ok := s.unquote(key)
+		if !ok {
+			return false
+		}
+		s.space()
+		v, ok := s.stringValue()
+		if !ok {
+			return false
+		}
+		m[k] = v
+		return true
+	})
 }
 
 // specMap returns spec as a map, nil when it was not decoded or is not one.
