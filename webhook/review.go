@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionv1beta1 "k8s.io/api/admission/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
@@ -54,27 +56,31 @@ func NewHTTPHandler(h admission.Handler) http.Handler {
 
 // NewBoundedHTTPHandler returns the http.Handler the server registers for h: it reads the
 // review once, within the request's deadline and budget, checks that it is an
-// admission.k8s.io/v1 or v1beta1 AdmissionReview, has h decide it with controller-runtime's
-// admission.Webhook (panic recovery, response UID), and answers within MaxResponseBytes.
+// admission.k8s.io/v1 or v1beta1 AdmissionReview, has h decide it (handle: panic recovery, the
+// response completed with its UID), and answers within MaxResponseBytes.
 //
 // The deadline is the API server's ?timeout= (and the request's context): the body must arrive
 // by then, a request still waiting for budget then gets HTTP 429, and h's context ends then. A
 // nil budget bounds nothing.
 func NewBoundedHTTPHandler(h admission.Handler, b *Budget) http.Handler {
-	return &reviewHandler{wh: &admission.Webhook{Handler: h}, budget: b}
+	return &reviewHandler{h: h, budget: b, recoverPanic: true, log: logf.Log.WithName("admission")}
 }
 
 // newTestHTTPHandler is NewHTTPHandler with the framework's panic recovery off, so that tests and
 // fuzzing see a panic instead of a 500.
 func newTestHTTPHandler(h admission.Handler) http.Handler {
 	hh := NewHTTPHandler(h).(*reviewHandler)
-	hh.wh = hh.wh.WithRecoverPanic(false)
+	hh.recoverPanic = false
 	return hh
 }
 
 type reviewHandler struct {
-	wh     *admission.Webhook
+	h      admission.Handler
 	budget *Budget
+	// recoverPanic answers a panic of h with a 500 rather than letting it through.
+	recoverPanic bool
+	// log is the logger h finds in its context, with the request's values (requestLog).
+	log logr.Logger
 }
 
 var (
@@ -250,7 +256,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		resp = deadlinePassed(dctx.Err())
 		resp.UID = areq.UID
 	} else {
-		resp = r.wh.Handle(dctx, areq)
+		resp = r.handle(dctx, areq)
 	}
 	if time.Now().After(deadline) {
 		// The API server has given up; an answer written now could be cut by the write
@@ -259,6 +265,80 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	writeReview(w, resp, gvk)
+}
+
+// handle has h decide req and completes the answer, as controller-runtime's admission.Webhook.Handle
+// does (v0.25.2), without its cost when nothing is logged: that builds a logger with six of the
+// request's values for every review (docs/performance.md); requestLog adds them to the lines
+// written. A panic of h is answered with a 500, unless recovery is off.
+func (r *reviewHandler) handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			if !r.recoverPanic {
+				panic(p)
+			}
+			for _, fn := range utilruntime.PanicHandlers {
+				fn(ctx, p)
+			}
+			count(kindOfBrokenRequests, req.Operation, decisionError, "")
+			resp = admission.Errored(http.StatusInternalServerError, fmt.Errorf("panic: %v [recovered]", p))
+			resp.UID = req.UID
+		}
+	}()
+	if sink := r.log.GetSink(); sink != nil {
+		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: &req}))
+	}
+	resp = r.h.Handle(ctx, req)
+	if err := resp.Complete(req); err != nil {
+		logf.FromContext(ctx).Error(err, "unable to encode response")
+		resp = admission.Errored(http.StatusInternalServerError, errors.New("unable to encode response"))
+		resp.UID = req.UID
+	}
+	return resp
+}
+
+// requestLog is a logr.LogSink that writes base's lines with the values of a request, as
+// controller-runtime's admission.DefaultLogConstructor adds them, but builds them only for a line
+// written: most reviews write none.
+type requestLog struct {
+	base logr.LogSink
+	req  *admission.Request
+}
+
+var _ logr.LogSink = (*requestLog)(nil)
+
+// Init does nothing: base is a logger's sink, initialized with it.
+func (l *requestLog) Init(logr.RuntimeInfo)  {}
+func (l *requestLog) Enabled(level int) bool { return l.base.Enabled(level) }
+func (l *requestLog) Info(level int, msg string, kv ...any) {
+	l.with().Info(level, msg, kv...)
+}
+func (l *requestLog) Error(err error, msg string, kv ...any) {
+	l.with().Error(err, msg, kv...)
+}
+
+// WithValues builds the request's values once values are added; logf.FromContext adds none.
+func (l *requestLog) WithValues(kv ...any) logr.LogSink {
+	if len(kv) == 0 {
+		return l
+	}
+	return l.with().WithValues(kv...)
+}
+func (l *requestLog) WithName(name string) logr.LogSink {
+	return &requestLog{base: l.base.WithName(name), req: l.req}
+}
+
+// with is base with the request's values, reporting the caller of requestLog's methods.
+func (l *requestLog) with() logr.LogSink {
+	req := l.req
+	s := l.base.WithValues("object", klog.KRef(req.Namespace, req.Name),
+		"namespace", req.Namespace, "name", req.Name,
+		"resource", req.Resource, "user", req.UserInfo.Username,
+		"requestID", req.UID)
+	if cd, ok := s.(logr.CallDepthLogSink); ok {
+		s = cd.WithCallDepth(1)
+	}
+	return s
 }
 
 // clientAddress is the address a request came from, without its port.
@@ -424,12 +504,12 @@ func (b *body) release(budget *Budget, client string) {
 // writeReview writes resp as an AdmissionReview of version gvk (v1 when nil), within
 // MaxResponseBytes.
 func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.GroupVersionKind) {
-	review := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}
 	if gvk == nil || *gvk == (schema.GroupVersionKind{}) {
-		review.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	} else {
-		review.SetGroupVersionKind(*gvk)
+		v1 := admissionv1.SchemeGroupVersion.WithKind("AdmissionReview")
+		gvk = &v1
 	}
+	review := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}
+	review.SetGroupVersionKind(*gvk)
 	out, err := json.Marshal(review)
 	if err == nil && len(out) > MaxResponseBytes {
 		shrink(&resp.AdmissionResponse)
@@ -439,11 +519,15 @@ func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.Gro
 		writeStatus(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
 		return
 	}
-	out = append(out, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	// Complete with its length: nothing is left to write once the handler returns, when a write
-	// timing out could cut a TLS record in two.
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	writeAnswer(w, append(out, '\n'))
+}
+
+// writeAnswer writes out, an encoded AdmissionReview, complete with its length: nothing is left to
+// write once the handler returns, when a write timing out could cut a TLS record in two.
+func writeAnswer(w http.ResponseWriter, out []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(out)))
 	_, _ = w.Write(out)
 }
 
