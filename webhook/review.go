@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -508,6 +509,16 @@ func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.Gro
 		v1 := admissionv1.SchemeGroupVersion.WithKind("AdmissionReview")
 		gvk = &v1
 	}
+	buf := answers.Get().(*[]byte)
+	out, ok := appendReview((*buf)[:0], &resp.AdmissionResponse, gvk)
+	if ok && len(out) <= MaxResponseBytes {
+		writeAnswer(w, out)
+		*buf = out[:0]
+	}
+	answers.Put(buf)
+	if ok && len(out) <= MaxResponseBytes {
+		return
+	}
 	review := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}
 	review.SetGroupVersionKind(*gvk)
 	out, err := json.Marshal(review)
@@ -526,9 +537,74 @@ func writeReview(w http.ResponseWriter, resp admission.Response, gvk *schema.Gro
 // write once the handler returns, when a write timing out could cut a TLS record in two.
 func writeAnswer(w http.ResponseWriter, out []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(out)))
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(out))}
 	_, _ = w.Write(out)
+}
+
+// contentTypeJSON is the Content-Type of every answer, shared: net/http only reads it.
+var contentTypeJSON = []string{"application/json"}
+
+// answers are the buffers appendReview writes into.
+var answers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// appendReview appends to b the AdmissionReview of version gvk answering with r, as json.Marshal
+// encodes it followed by a newline, and reports true, when r is what nearly every review gets: a
+// status of a code only, maybe a JSON patch, no warnings and no audit annotations, a UID and
+// version that need no escaping. Else it reports false, and the answer is left to json.Marshal
+// (TestAppendReview and FuzzAppendReview hold the two to the same bytes). It costs a tenth of
+// json.Marshal's reflection (docs/performance.md).
+func appendReview(b []byte, r *admissionv1.AdmissionResponse, gvk *schema.GroupVersionKind) ([]byte, bool) {
+	st := r.Result
+	if st != nil && (*st != metav1.Status{Code: st.Code}) || len(r.Warnings) > 0 || len(r.AuditAnnotations) > 0 ||
+		!plainJSON(string(r.UID)) || gvk.Kind == "" || !plainJSON(gvk.Kind) || !plainJSON(gvk.Group) || !plainJSON(gvk.Version) ||
+		r.PatchType != nil && !plainJSON(string(*r.PatchType)) {
+		return b, false
+	}
+	b = append(b, `{"kind":"`...)
+	b = append(b, gvk.Kind...)
+	if gv := gvk.GroupVersion(); !gv.Empty() {
+		b = append(b, `","apiVersion":"`...)
+		if gv.Group != "" {
+			b = append(b, gv.Group...)
+			b = append(b, '/')
+		}
+		b = append(b, gv.Version...)
+	}
+	b = append(b, `","response":{"uid":"`...)
+	b = append(b, r.UID...)
+	b = append(b, `","allowed":`...)
+	b = strconv.AppendBool(b, r.Allowed)
+	if st != nil {
+		b = append(b, `,"status":{"metadata":{}`...)
+		if st.Code != 0 {
+			b = append(b, `,"code":`...)
+			b = strconv.AppendInt(b, int64(st.Code), 10)
+		}
+		b = append(b, '}')
+	}
+	if len(r.Patch) > 0 {
+		b = append(b, `,"patch":"`...)
+		b = base64.StdEncoding.AppendEncode(b, r.Patch)
+		b = append(b, '"')
+	}
+	if r.PatchType != nil {
+		b = append(b, `,"patchType":"`...)
+		b = append(b, *r.PatchType...)
+		b = append(b, '"')
+	}
+	return append(b, "}}\n"...), true
+}
+
+// plainJSON reports whether s is written in JSON as it is: printable ASCII that encoding/json
+// does not escape.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // shrink cuts a response whose causes and warnings, escaped in JSON, came out larger than
