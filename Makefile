@@ -35,6 +35,10 @@ bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do
 bench-audit: ## kriguard audit (and audit --kuma-api) as whole processes against a bare paginated listing of the same objects, interleaved rounds (docs/performance.md)
 	./hack/bench-audit.sh
 
+.PHONY: bench-throughput
+bench-throughput: ## the webhook's throughput over TLS against an allow-all handler's, median ratio of 5 rounds (docs/performance.md)
+	./hack/bench-throughput.sh
+
 .PHONY: bench-stages
 bench-stages: ## instructions of one admission review, stage by stage, with callgrind (docs/performance.md)
 	./hack/bench-stages.sh
