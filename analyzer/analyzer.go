@@ -306,10 +306,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	if !relevant && !st.summarizable() {
 		return nil, nil
 	}
-	res, err := buildSSA(pass)
-	if err != nil {
-		return nil, err
-	}
+	res := buildSSA(pass)
 	st.pkg, st.prog = res.Pkg, res.Pkg.Prog
 	st.funcs = res.SrcFuncs
 	if init := res.Pkg.Func("init"); init != nil {

@@ -7,14 +7,11 @@ import (
 	"go/types"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
-	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/ssa"
 )
 
-// The flow engine: what a string value may be, followed on the SSA form of the package that
-// buildssa builds. Locals are SSA values and φ-nodes (every definition that may reach a use, in
+// The flow engine: what a string value may be, followed on the SSA form of the package (built by
+// buildSSA). Locals are SSA values and φ-nodes (every definition that may reach a use, in
 // the order the control flow allows, goto included); variables whose address is taken or that
 // closures capture are cells whose every store counts; struct fields, package variables, map
 // entries and slice elements are read back from the stores the package makes to them. Calls are
@@ -40,23 +37,6 @@ type target struct {
 	binds  [][]tmpl      // … and what its free variables hold, when known
 	obj    *types.Func   // an imported function, known by its facts
 	shapes []tmpl        // an imported closure: the shapes of its result (PartParam: its parameters)
-}
-
-// buildSSA builds the package's SSA form with buildssa, on demand: the analyzer does not require
-// buildssa, which would build SSA for every package of the program — the standard library and
-// go-control-plane's generated code included — when krilint needs it in few of them.
-func buildSSA(pass *analysis.Pass) (*buildssa.SSA, error) {
-	sub := *pass
-	sub.Analyzer = buildssa.Analyzer
-	// buildssa asks ctrlflow only which functions never return, to prune the edges after their
-	// calls. Building every CFG for that costs more than the pruning saves krilint: an empty
-	// answer keeps those edges, which only adds paths to a may-analysis.
-	sub.ResultOf = map[*analysis.Analyzer]any{ctrlflow.Analyzer: new(ctrlflow.CFGs)}
-	res, err := buildssa.Analyzer.Run(&sub)
-	if err != nil {
-		return nil, err
-	}
-	return res.(*buildssa.SSA), nil
 }
 
 // eval returns what is known of the string value v of function fn.
