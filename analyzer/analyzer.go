@@ -123,7 +123,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 			}
 			return run(pass, cfg)
 		},
-		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact)},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact)},
 	}
 }
 
@@ -280,6 +280,7 @@ type state struct {
 	pkgs       map[string]*types.Package // every package imported, made on first use
 	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
 	altStat    *bool                     // altStatNamesSet, made on first use
+	fwd        map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {
@@ -304,6 +305,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	}
 	relevant := st.relevant()
 	if !relevant && !st.summarizable() {
+		st.exportImpls()
 		return nil, nil
 	}
 	res := buildSSA(pass)
@@ -327,6 +329,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	}
 	st.exportResults()
 	st.exportGetters()
+	st.exportImpls()
 	return nil, nil
 }
 

@@ -20,13 +20,14 @@
 //	// package generator
 //	builders.NewListenerBuilder("v3", names.Inbound(addr, port)) // reported here
 //
-// Values are followed on the SSA form of the package, which the buildssa pass builds: constants, +,
+// Values are followed on the SSA form of the package (go/ssa, built only where needed): constants, +,
 // fmt.Sprintf and fmt.Sprint with a constant format (a verb is a hole), strings.Join of a slice literal
 // with a constant separator, net.JoinHostPort, locals through their φ-nodes (every definition that may
 // reach the use), cells captured by closures, package variables, slice literals, and calls into their
 // callees: functions of any package (result shapes are exported as facts), closures returned by
 // functions (closureFact), method values, functions kept in fields or maps, and interface methods —
-// every implementation in the package or described by an imported fact. A value that goes through any
+// every implementation in the package or described by an imported fact, or by the implementations
+// fact that packages forward to their importers (implsFact). A value that goes through any
 // other call — a sanitizer, a formatter — is unknown and never reported.
 //
 // The rule is the naming core's (naming.CheckEnvoyPattern): ':' anywhere is reported, with a

@@ -837,6 +837,7 @@ func (st *state) implementations(m *types.Func, recv types.Type) []target {
 			out = append(out, target{obj: obj})
 		}
 	}
+	out = append(out, st.forwardedImpls(m, out)...)
 	st.impls[key] = out
 	return out
 }

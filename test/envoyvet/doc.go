@@ -11,6 +11,9 @@
 //     interface with a legacy and a KRI implementation
 //   - shapes: names reaching Envoy through closures returned by namefn, method values, interface
 //     methods, fields filled in a constructor and read in Build, and a map of name functions
+//   - secrets: a secrets tracker known by its interfaces, its implementation in a package that the
+//     generator depends on only through another, whose API mentions none of the implementation's
+//     types: go vet gives the generator no fact of it, the forwarded implementations fact does
 //
 // Every line where krilint must report a name carries a marker comment of the form
 //

@@ -1,4 +1,4 @@
-package envoy
+package envoy // want package:`implements cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*"`
 
 import (
 	"strings"

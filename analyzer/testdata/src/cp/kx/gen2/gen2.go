@@ -1,4 +1,4 @@
-package gen2
+package gen2 // want package:`implements cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*"`
 
 import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
