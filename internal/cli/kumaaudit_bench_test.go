@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -13,56 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kriguard/kriguard/internal/kumaapi/kumaapitest"
 )
 
 // manyResourcesServer serves the index and the types of the v2.14.3 fixture, and n stored
-// MeshTimeouts, shaped as that control plane listed them (one in ten with a display-name label no
-// KRI can hold), paged as Kuma pages: size, offset, next. Other types list empty.
+// MeshTimeouts (kumaapitest.Timeouts); other types list empty.
 func manyResourcesServer(tb testing.TB, n int) *httptest.Server {
 	tb.Helper()
 	f := readKumaFixture(tb, "v2.14.3-0c7aaec")
-	items := make([]json.RawMessage, n)
-	for i := range n {
-		label := ""
-		if i%10 == 0 {
-			label = `,"kuma.io/display-name":"Timeout_` + strconv.Itoa(i) + `"`
-		}
-		items[i] = json.RawMessage(fmt.Sprintf(`{"type":"MeshTimeout","mesh":"default","name":"timeout-%[1]d",`+
-			`"creationTime":"2026-11-25T20:19:30.436334032Z","modificationTime":"2026-11-25T20:19:30.436334032Z",`+
-			`"labels":{"kuma.io/env":"universal","kuma.io/mesh":"default","kuma.io/origin":"zone","kuma.io/zone":"default"%[2]s},`+
-			`"spec":{"targetRef":{"kind":"Mesh"},"to":[{"targetRef":{"kind":"MeshService","labels":{"kuma.io/display-name":"backend-%[1]d"},"sectionName":"http"},`+
-			`"default":{"idleTimeout":"20s","connectionTimeout":"2s","http":{"requestTimeout":"5s"}}}]},`+
-			`"kri":"kri_mt_default_default__timeout-%[1]d_"}`, i, label))
-	}
-	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/", "/_resources":
-			_, _ = w.Write(f[r.URL.Path].Body)
-			return
-		}
-		all := items
-		if r.URL.Path != "/meshtimeouts" {
-			all = nil
-		}
-		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		end := min(offset+size, len(all))
-		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"total":%d,"items":[`, len(all))
-		for i, it := range all[min(offset, end):end] {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(it)
-		}
-		next := "null"
-		if end < len(all) {
-			next = strconv.Quote(fmt.Sprintf("http://%s%s?offset=%d&size=%d", r.Host, r.URL.Path, end, size))
-		}
-		fmt.Fprintf(&b, `],"next":%s}`, next)
-		_, _ = w.Write(b.Bytes())
-	}))
+	s := httptest.NewUnstartedServer(kumaapitest.Handler(f["/"].Body, f["/_resources"].Body, kumaapitest.Timeouts(n)))
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.Start()
 	tb.Cleanup(s.Close)

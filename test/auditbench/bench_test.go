@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kriguard/kriguard/internal/kumaapi/kumaapitest"
 	"github.com/kriguard/kriguard/internal/served"
 	"github.com/kriguard/kriguard/internal/testenv"
 	"github.com/kriguard/kriguard/naming"
@@ -390,48 +390,7 @@ func kumaServer(tb testing.TB, n int) (*httptest.Server, []string) {
 			paths = append(paths, t.Path)
 		}
 	}
-	items := make([][]byte, n)
-	for i := range n {
-		label := ""
-		if i%10 == 0 {
-			label = `,"kuma.io/display-name":"Timeout_` + strconv.Itoa(i) + `"`
-		}
-		items[i] = fmt.Appendf(nil, `{"type":"MeshTimeout","mesh":"default","name":"timeout-%[1]d",`+
-			`"creationTime":"2026-11-25T20:19:30.436334032Z","modificationTime":"2026-11-25T20:19:30.436334032Z",`+
-			`"labels":{"kuma.io/env":"universal","kuma.io/mesh":"default","kuma.io/origin":"zone","kuma.io/zone":"default"%[2]s},`+
-			`"spec":{"targetRef":{"kind":"Mesh"},"to":[{"targetRef":{"kind":"MeshService","labels":{"kuma.io/display-name":"backend-%[1]d"},"sectionName":"http"},`+
-			`"default":{"idleTimeout":"20s","connectionTimeout":"2s","http":{"requestTimeout":"5s"}}}]},`+
-			`"kri":"kri_mt_default_default__timeout-%[1]d_"}`, i, label)
-	}
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/", "/_resources":
-			_, _ = w.Write(fixture[r.URL.Path].Body)
-			return
-		}
-		var all [][]byte
-		if r.URL.Path == "/meshtimeouts" {
-			all = items
-		}
-		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		end := min(offset+size, len(all))
-		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"total":%d,"items":[`, len(all))
-		for i, it := range all[min(offset, end):end] {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(it)
-		}
-		next := "null"
-		if end < len(all) {
-			next = strconv.Quote(fmt.Sprintf("http://%s%s?offset=%d&size=%d", r.Host, r.URL.Path, end, size))
-		}
-		fmt.Fprintf(&b, `],"next":%s}`, next)
-		_, _ = w.Write(b.Bytes())
-	}))
+	s := httptest.NewServer(kumaapitest.Handler(fixture["/"].Body, fixture["/_resources"].Body, kumaapitest.Timeouts(n)))
 	tb.Cleanup(s.Close)
 	return s, paths
 }
