@@ -208,7 +208,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		return d, err
 	}
 	d.Object = objectOf(g.gk, obj)
-	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1, refKinds: true, release: c.release}
+	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1}
 	if r.MaxErrors > 0 {
 		w.limit = r.MaxErrors
 	}
@@ -226,7 +226,11 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	if w.err != nil {
 		return d, w.err
 	}
-	errs := slices.Concat(before, w.errs, after)
+	// References by name or of a removed kind reach the webhook only where the API server still
+	// serves CRDs of an earlier release (docs/releases.md, "targetRef and backendRef forms").
+	refErrs, refNotes := c.refsFor(g, obj, r.Object)
+	notes = append(notes, refNotes...)
+	errs := slices.Concat(before, w.errs, refErrs, after)
 	var kept field.ErrorList
 	if old != nil {
 		// The problems of spec's target references were compared with the old object's by the
@@ -237,8 +241,10 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		oldErrs := slices.Concat(oldBefore, oldAfter)
 		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old)
 		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
-		errs = slices.Concat(addedBefore, w.errs, addedAfter)
-		kept = slices.Concat(keptBefore, w.kept, keptAfter)
+		oldRefErrs, _ := c.refsFor(g, old, r.OldObject)
+		addedRefs, keptRefs := ratchetRefs(refErrs, oldRefErrs)
+		errs = slices.Concat(addedBefore, w.errs, addedRefs, addedAfter)
+		kept = slices.Concat(keptBefore, w.kept, keptRefs, keptAfter)
 	}
 	if r.Peers != nil {
 		var clashes field.ErrorList

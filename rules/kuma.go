@@ -151,11 +151,6 @@ type refWalk struct {
 	data  []byte
 	stack []frame
 	nodes int
-
-	// refKinds, when set, makes a targetRef or backendRefs kind that release removed a problem
-	// (RuleRemovedRefKind): in the webhook, where refsFor does not run.
-	refKinds bool
-	release  naming.Release
 }
 
 // refProblem is where a problem is and what value it holds, as hashes.
@@ -328,8 +323,6 @@ func (w *refWalk) value(i int, step pathStep, place uint64, r role) int {
 			switch c := data[i]; {
 			case top.role == refMap && step.is("sectionName"):
 				w.ref(top, i)
-			case top.role == refMap && w.refKinds && step.is("kind"):
-				w.refKind(top, i)
 			case c == '{' && step.is("targetRef"):
 				r = refMap
 			case c == '[' && step.is("backendRefs"):
@@ -361,26 +354,6 @@ func (w *refWalk) ref(top *frame, i int) {
 			return field.ErrorList{field.Invalid(p, scalarValue(raw), "must be a string")}
 		}
 		return naming.FieldSection.Validate(s, p)
-	})
-}
-
-// refKind checks the kind at data[i], a member of the target reference top, against the
-// targetRef kinds w.release removed.
-func (w *refWalk) refKind(top *frame, i int) {
-	raw := w.data[i:skipValue(w.data, i)]
-	if len(raw) == 0 || raw[0] != '"' {
-		return
-	}
-	kind, ok := unquote(raw)
-	if !ok {
-		return
-	}
-	note, removed := w.release.RemovedTargetRefKind(kind)
-	if !removed {
-		return
-	}
-	w.problem(top, "kind", raw, kind, true, RuleRemovedRefKind, func(p *field.Path) field.ErrorList {
-		return field.ErrorList{removedRefKind(w.release, kind, note, p)}
 	})
 }
 

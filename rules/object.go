@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/json"
-
-	"github.com/kriguard/kriguard/naming"
 )
 
 // admitted is what the rules read of an admitted object. decodeObject fills it from a partial
@@ -135,37 +133,14 @@ func originKRI(status span) (any, bool) {
 	return v, found
 }
 
-// mayHoldSections returns spec when it may hold a "sectionName" member or a reference of a kind a
-// release removed (the refWalk judges both), else nil. An escaped key or value may spell either.
+// mayHoldSections returns spec when it may hold a "sectionName" member, else nil. An escaped key
+// may spell it.
 func mayHoldSections(spec span) []byte {
-	if spec == nil || string(spec) == "null" {
+	if spec == nil || string(spec) == "null" || !bytes.Contains(spec, sectionNameKey) && !bytes.Contains(spec, unicodeEscape) {
 		return nil
 	}
-	if bytes.Contains(spec, sectionNameKey) || bytes.Contains(spec, unicodeEscape) {
-		return spec
-	}
-	for _, k := range removedRefKindValues {
-		if bytes.Contains(spec, k) {
-			return spec
-		}
-	}
-	return nil
+	return spec
 }
-
-// removedRefKindValues are the targetRef kinds a release removed, as JSON strings.
-var removedRefKindValues = func() [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	for _, rel := range naming.Releases() {
-		for _, k := range rel.RemovedTargetRefKinds() {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, []byte(`"`+k+`"`))
-			}
-		}
-	}
-	return out
-}()
 
 // span is a JSON value left undecoded: the bytes of raw it spans, not a copy. decodePartial owns
 // raw for as long as it reads them.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,7 +17,7 @@ import (
 //
 // obj and old are the two objects as the checks read them: what the checks decoded is compared,
 // and nothing is decoded again. The problems of target references are not compared here: refWalk
-// compares them as it finds them.
+// compares them as it finds them, ratchetRefs those of refsFor.
 func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted) (added, kept field.ErrorList) {
 	if len(errs) == 0 || len(oldErrs) == 0 {
 		return errs, nil
@@ -162,3 +163,28 @@ func valuesAt(v any, p string, root bool) (any, int) {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// ratchetRefs splits the problems refsFor finds in an updated object into those the update adds and
+// those it keeps: a problem is kept when the old object had one of the same rule at the same field,
+// with the same value and the same message (which words the name, namespace and kind it is about).
+func ratchetRefs(errs, oldErrs field.ErrorList) (added, kept field.ErrorList) {
+	if len(errs) == 0 || len(oldErrs) == 0 {
+		return errs, nil
+	}
+	type at struct{ field, origin, detail, value string }
+	key := func(fe *field.Error) at {
+		return at{fe.Field, fe.Origin, fe.Detail, fmt.Sprint(fe.BadValue)}
+	}
+	had := make(map[at]bool, len(oldErrs))
+	for _, fe := range oldErrs {
+		had[key(fe)] = true
+	}
+	for _, fe := range errs {
+		if had[key(fe)] {
+			kept = append(kept, fe)
+			continue
+		}
+		added = append(added, fe)
+	}
+	return added, kept
+}

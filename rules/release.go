@@ -178,9 +178,11 @@ func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field
 
 // refsFor reports, for a release whose references select by labels only, every targetRef and
 // backendRef of raw's spec that still selects by name or namespace, or by a kind the release
-// removed. The API server of such a release prunes name and namespace (or refuses them) before
-// any webhook sees the object, so these are found where nothing pruned them: the objects that
-// check and audit read (docs/releases.md, "targetRef and backendRef forms").
+// removed. The API server of such a release prunes name and namespace (or refuses them, and its
+// enums refuse the removed kinds) before any webhook sees the object; a cluster whose control
+// plane runs the release while it still serves an earlier release's CRDs lets them through. So
+// these are found offline (check, audit) and by the validating webhook alike (docs/releases.md,
+// "targetRef and backendRef forms").
 //
 // A reference by name is an error that gives the labels replacing it, but for a top-level
 // targetRef of kind Dataplane, which the release admits once pruned and which then selects every

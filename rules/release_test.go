@@ -126,7 +126,7 @@ func TestReleaseRules(t *testing.T) {
 }
 
 // TestReleaseRulesInTheWebhook: the validating webhook judges under the release it is given; a
-// by-name reference, which a 3.0 API server prunes before admission, is judged offline only.
+// by-name reference that reaches it (the served CRDs are 2.14's) is refused on 3.0 only.
 func TestReleaseRulesInTheWebhook(t *testing.T) {
 	c := DefaultConfig()
 	raw := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshGateway","metadata":{"name":"gw"},"mesh":"default"}`)
@@ -141,9 +141,90 @@ func TestReleaseRulesInTheWebhook(t *testing.T) {
 		}
 	}
 	raw = []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"t","namespace":"n"},"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"b"}}]}}`)
-	d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: raw, Release: naming.Kuma3_0})
-	if err != nil || !d.Allowed {
-		t.Errorf("webhook, Kuma 3.0, by name: allowed %v, %v, err %v", d.Allowed, d.Findings(), err)
+	for _, rel := range naming.Releases() {
+		d, err := c.Decide(context.Background(), Request{Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: "CREATE", Object: raw, Release: rel})
+		// 2.14 selects by name; 3.0 refuses the name that its own CRDs would have pruned.
+		if refused := rel == naming.Kuma3_0; err != nil || d.Allowed == refused {
+			t.Errorf("webhook, Kuma %s, by name: allowed %v, %v, err %v", rel, d.Allowed, d.Findings(), err)
+		}
+	}
+}
+
+// TestRefsByNameInTheWebhook: a targetRef or backendRef by name reaches the webhook when the
+// cluster still serves 2.14's CRDs (which keep name and namespace); on 3.0 the webhook refuses it
+// as check does, with the same findings at the same fields, keeps it on an UPDATE of an object that
+// had it, and admits it on 2.14. A top-level Dataplane by name stays a note; a removed kind in
+// requestMirror.backendRef is refused too.
+func TestRefsByNameInTheWebhook(t *testing.T) {
+	c := DefaultConfig()
+	gk := schema.GroupKind{Group: KumaGroup, Kind: "MeshHTTPRoute"}
+	route := func(top, backend, mirror string) []byte {
+		return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshHTTPRoute","metadata":{"name":"r","namespace":"n","labels":{"kuma.io/mesh":"m1"}},` +
+			`"spec":{"targetRef":{"kind":"Dataplane","name":"` + top + `"},"to":[{"targetRef":{"kind":"MeshService","name":"web","namespace":"w"},` +
+			`"rules":[{"default":{"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"kind":"` + mirror + `","name":"m"}}}],` +
+			`"backendRefs":[{"kind":"MeshService","labels":{"a":"b"}},{"kind":"MeshService","name":"` + backend + `","port":80}]}}]}]}}`)
+	}
+	messages := func(es field.ErrorList) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Error())
+		}
+		slices.Sort(out)
+		return out
+	}
+	offline, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: route("dp", "v1", "MeshServiceSubset"), Release: naming.Kuma3_0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantNotes := messages(offline.Errors()), messages(offline.Notes())
+	if len(want) != 3 || len(wantNotes) != 1 {
+		t.Fatalf("check on 3.0: errors %q, notes %q; want two by name and a removed kind, and a note", want, wantNotes)
+	}
+	for _, m := range []string{`spec.to[0].targetRef: Invalid value: "web": Kuma 3.0 selects by labels only: replace name and namespace with labels {kuma.io/display-name: "web", k8s.kuma.io/namespace: "w"}`,
+		`spec.to[0].rules[0].default.filters[0].requestMirror.backendRef.kind: Invalid value: "MeshServiceSubset": Kuma 3.0 removed the targetRef kind MeshServiceSubset`} {
+		if !slices.ContainsFunc(want, func(s string) bool { return strings.HasPrefix(s, m) }) {
+			t.Errorf("check on 3.0: errors %q, want one starting %q", want, m)
+		}
+	}
+	for _, rel := range naming.Releases() {
+		d, err := c.Decide(context.Background(), Request{Kind: gk, Operation: "CREATE", Object: route("dp", "v1", "MeshServiceSubset"), Release: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel == naming.Kuma2_14 {
+			if !d.Allowed || len(d.Findings()) > 0 {
+				t.Errorf("webhook, Kuma 2.14: allowed %t, %v", d.Allowed, d.Findings())
+			}
+			continue
+		}
+		if got := messages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
+			t.Errorf("webhook, Kuma 3.0: allowed %t, errors\n%q\nwant check's\n%q", d.Allowed, got, want)
+		}
+		if got := messages(d.Notes()); !slices.Equal(got, wantNotes) {
+			t.Errorf("webhook, Kuma 3.0: notes %q, want check's %q", got, wantNotes)
+		}
+		for _, f := range d.Findings() {
+			if f.Rule != RuleRefByName && f.Rule != RuleRemovedRefKind && f.Rule != RuleDataplaneRefByName {
+				t.Errorf("webhook, Kuma 3.0: finding %v", f)
+			}
+		}
+		// An update that keeps them keeps them as pre-existing; one that changes a name is refused
+		// for that reference only.
+		d, err = c.Decide(context.Background(), Request{Kind: gk, Operation: "UPDATE", Object: route("dp2", "v1", "MeshServiceSubset"),
+			OldObject: route("dp", "v1", "MeshServiceSubset"), Release: rel})
+		if err != nil || !d.Allowed || len(d.PreExisting()) != 3 {
+			t.Errorf("webhook, Kuma 3.0, update keeping them: allowed %t, pre-existing %v, err %v", d.Allowed, d.PreExisting(), err)
+		}
+		d, err = c.Decide(context.Background(), Request{Kind: gk, Operation: "UPDATE", Object: route("dp", "v2", "MeshServiceSubset"),
+			OldObject: route("dp", "v1", "MeshServiceSubset"), Release: rel})
+		if err != nil || d.Allowed || len(d.Errors()) != 1 || d.Errors()[0].Field != "spec.to[0].rules[0].default.backendRefs[1]" || len(d.PreExisting()) != 2 {
+			t.Errorf("webhook, Kuma 3.0, update changing a name: allowed %t, errors %v, pre-existing %v, err %v", d.Allowed, d.Errors(), d.PreExisting(), err)
+		}
+		d, err = c.Decide(context.Background(), Request{Kind: gk, Operation: "UPDATE", Object: route("dp", "v1", "MeshServiceSubset"),
+			OldObject: route("dp", "v1", "MeshService"), Release: rel})
+		if err != nil || d.Allowed || len(d.Errors()) != 1 || d.Errors()[0].Field != "spec.to[0].rules[0].default.filters[0].requestMirror.backendRef.kind" {
+			t.Errorf("webhook, Kuma 3.0, update adding a removed kind: allowed %t, errors %v, err %v", d.Allowed, d.Errors(), err)
+		}
 	}
 }
 

@@ -168,6 +168,14 @@ func subsetTimeout(name string) *unstructured.Unstructured {
 	return mt
 }
 
+// byNameTimeout is a MeshTimeout to the MeshService backend by name, which 2.14 selects by and
+// 3.0 replaces with labels.
+func byNameTimeout(name string) *unstructured.Unstructured {
+	mt := meshTimeout("kuma-demo", name, map[string]string{naming.LabelMesh: "default"}, "")
+	mt.Object["spec"].(map[string]any)["to"].([]any)[0].(map[string]any)["targetRef"] = map[string]any{"kind": "MeshService", "name": "backend"}
+	return mt
+}
+
 // TestKumaReleases runs each release's CRDs in a real API server with the webhook in kuma.version
 // auto beside a control plane of that release: the release is detected, names RFC 1035 refuses
 // are denied on 3.0 only, the control plane's own writes are never denied nor warned about, and a
@@ -234,6 +242,10 @@ func TestKumaReleases(t *testing.T) {
 			if err := c.user.Create(ctx, subsetTimeout("subset")); err != nil {
 				t.Errorf("a MeshTimeout selecting a MeshSubset on 2.14: %v", err)
 			}
+			byName := byNameTimeout("by-name")
+			if err := c.user.Create(ctx, byName); err != nil {
+				t.Errorf("a MeshTimeout to a MeshService by name on 2.14: %v", err)
+			}
 			c.userWarn.take()
 			leftovers := removedWithoutKRI("")
 			for _, obj := range leftovers {
@@ -279,6 +291,20 @@ func TestKumaReleases(t *testing.T) {
 			err = c.user.Create(ctx, subsetTimeout("subset-2"))
 			if want := `spec.targetRef.kind: Invalid value: "MeshSubset": Kuma 3.0 removed the targetRef kind MeshSubset`; err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("a MeshTimeout selecting a MeshSubset after the upgrade to 3.0: %v, want refused with %q", err, want)
+			}
+			// 2.14's CRDs keep a targetRef's name, which 3.0 would ignore: the webhook refuses it on
+			// 3.0 with the labels that replace it, as check does, and lets an update keep it.
+			err = c.user.Create(ctx, byNameTimeout("by-name-2"))
+			if want := `spec.to[0].targetRef: Invalid value: "backend": Kuma 3.0 selects by labels only: replace name and namespace with labels {kuma.io/display-name: "backend", k8s.kuma.io/namespace: "kuma-demo"}`; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("a MeshTimeout to a MeshService by name after the upgrade to 3.0: %v, want refused with %q", err, want)
+			}
+			c.userWarn.take()
+			byName.SetLabels(map[string]string{naming.LabelMesh: "default", "team": "edge"})
+			if err := c.user.Update(ctx, byName); err != nil {
+				t.Errorf("updating the MeshTimeout by name after the upgrade: %v", err)
+			}
+			if w := c.userWarn.take(); len(w) != 1 || !strings.Contains(w[0], "pre-existing problem, allowed on update: spec.to[0].targetRef: ") {
+				t.Errorf("updating the MeshTimeout by name after the upgrade warned %q, want its reference as pre-existing", w)
 			}
 			if n := releaseDecisions(t, "TrafficRoute", "CREATE", "denied", "deny", "none", "3.0"); n != 1 {
 				t.Errorf("refused TrafficRoutes counted with kuma_release 3.0: %v, want 1", n)
