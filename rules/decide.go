@@ -228,7 +228,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	}
 	// References by name or of a removed kind reach the webhook only where the API server still
 	// serves CRDs of an earlier release (docs/releases.md, "targetRef and backendRef forms").
-	refErrs, refNotes := c.refsFor(g, obj, r.Object)
+	refErrs, refNotes := c.refsFor(g, obj)
 	notes = append(notes, refNotes...)
 	errs := slices.Concat(before, w.errs, refErrs, after)
 	var kept field.ErrorList
@@ -241,7 +241,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		oldErrs := slices.Concat(oldBefore, oldAfter)
 		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old)
 		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
-		oldRefErrs, _ := c.refsFor(g, old, r.OldObject)
+		oldRefErrs, _ := c.refsFor(g, old)
 		addedRefs, keptRefs := ratchetRefs(refErrs, oldRefErrs)
 		errs = slices.Concat(addedBefore, w.errs, addedRefs, addedAfter)
 		kept = slices.Concat(keptBefore, w.kept, keptRefs, keptAfter)
@@ -314,7 +314,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 	if w.err != nil {
 		return d, w.err
 	}
-	refErrs, refNotes := c.refsFor(g, subject, r.Object)
+	refErrs, refNotes := c.refsFor(g, subject)
 	return d.with(g, kri, valid, slices.Concat(before, w.errs, refErrs, after), nil, slices.Concat(notes, refNotes)), nil
 }
 

@@ -29,6 +29,9 @@ type admitted struct {
 	// rawSpec is the object's spec as sent, when it may hold a target reference's section name,
 	// else nil. Target references are found in it without decoding it (refWalk).
 	rawSpec []byte
+	// refSpec is the object's spec as sent, when it may hold a target reference by name or of a
+	// kind a release removed, else nil (refsFor).
+	refSpec []byte
 	// originKRI is status.origin.kri, when hasOriginKRI.
 	originKRI    any
 	hasOriginKRI bool
@@ -114,6 +117,7 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
 		}
 		o.rawSpec = mayHoldSections(spec)
+		o.refSpec = mayHoldRefs(spec)
 	}
 	o.originKRI, o.hasOriginKRI = originKRI(top["status"])
 	return o, nil
@@ -231,6 +235,7 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
 		}
 		o.rawSpec = mayHoldSections(spec)
+		o.refSpec = mayHoldRefs(spec)
 	}
 	o.originKRI, o.hasOriginKRI = originKRI(status)
 	return o, nil

@@ -19,10 +19,25 @@ import (
 // (docs/releases.md, docs/rules.md); none compares versions.
 
 var (
-	kindPath             = field.NewPath("kind")
-	ownerReferencesPath  = field.NewPath("metadata", "ownerReferences")
-	ownerReferencesKey   = []byte(`"ownerReferences"`)
-	refKeys              = [][]byte{[]byte(`"targetRef"`), []byte(`"backendRefs"`), []byte(`"backendRef"`)}
+	kindPath            = field.NewPath("kind")
+	ownerReferencesPath = field.NewPath("metadata", "ownerReferences")
+	ownerReferencesKey  = []byte(`"ownerReferences"`)
+	refKeys             = [][]byte{[]byte(`"targetRef"`), []byte(`"backendRefs"`), []byte(`"backendRef"`)}
+	// refByNameValues are what a reference by name or of a removed kind holds: the keys name and
+	// namespace, and the targetRef kinds a release removed, as JSON strings.
+	refByNameValues = func() [][]byte {
+		out := [][]byte{[]byte(`"name"`), []byte(`"namespace"`)}
+		seen := map[string]bool{}
+		for _, rel := range naming.Releases() {
+			for _, k := range rel.RemovedTargetRefKinds() {
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, []byte(`"`+k+`"`))
+				}
+			}
+		}
+		return out
+	}()
 	meshOwnerAPIVersions = KumaGroup + "/"
 )
 
@@ -177,7 +192,7 @@ func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field
 }
 
 // refsFor reports, for a release whose references select by labels only, every targetRef and
-// backendRef of raw's spec that still selects by name or namespace, or by a kind the release
+// backendRef of obj's spec that still selects by name or namespace, or by a kind the release
 // removed. The API server of such a release prunes name and namespace (or refuses them, and its
 // enums refuse the removed kinds) before any webhook sees the object; a cluster whose control
 // plane runs the release while it still serves an earlier release's CRDs lets them through. So
@@ -188,22 +203,13 @@ func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field
 // targetRef of kind Dataplane, which the release admits once pruned and which then selects every
 // Dataplane: a note. Kind Mesh takes no name in any release, and a Dataplane's own spec keeps
 // its by-name outbound references: both are left alone, as kriguard fix leaves them.
-func (c *Config) refsFor(g *guard, obj *admitted, raw []byte) (errs, notes field.ErrorList) {
+func (c *Config) refsFor(g *guard, obj *admitted) (errs, notes field.ErrorList) {
 	rel := c.release
-	if !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
+	if obj.refSpec == nil || !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
 		return nil, nil
 	}
-	found := false
-	for _, k := range refKeys {
-		found = found || bytes.Contains(raw, k)
-	}
-	if !found {
-		return nil, nil
-	}
-	var o struct {
-		Spec any `json:"spec"`
-	}
-	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &o); err != nil {
+	var spec any
+	if err := json.UnmarshalCaseSensitivePreserveInts(obj.refSpec, &spec); err != nil {
 		return nil, nil
 	}
 	ns := obj.labels[naming.LabelNamespace]
@@ -211,7 +217,7 @@ func (c *Config) refsFor(g *guard, obj *admitted, raw []byte) (errs, notes field
 		ns = obj.namespace
 	}
 	rw := refsWalk{rel: rel, namespace: ns}
-	rw.walk(o.Spec, specPath, true)
+	rw.walk(spec, specPath, true)
 	return rw.errs, rw.notes
 }
 
@@ -286,6 +292,23 @@ func (w *refsWalk) labels(name, namespace any, hasNS bool) string {
 		s += fmt.Sprintf(", %s: %q", naming.LabelNamespace, ns)
 	}
 	return s + "}"
+}
+
+// mayHoldRefs returns spec when it may hold a target reference by name or of a kind a release
+// removed, else nil: a reference key and one of refByNameValues. An escaped key or value may spell
+// either.
+func mayHoldRefs(spec span) []byte {
+	if spec == nil || string(spec) == "null" {
+		return nil
+	}
+	if bytes.Contains(spec, unicodeEscape) {
+		return spec
+	}
+	if !slices.ContainsFunc(refKeys, func(k []byte) bool { return bytes.Contains(spec, k) }) ||
+		!slices.ContainsFunc(refByNameValues, func(v []byte) bool { return bytes.Contains(spec, v) }) {
+		return nil
+	}
+	return spec
 }
 
 // removedRefKind is the problem of a reference of kind, a targetRef kind rel removed, at p.

@@ -186,6 +186,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 			obj.spec = decodeReads(u.Spec, newReadTree(specReads(g.gk)))
 		}
 		obj.rawSpec = mayHoldSections(u.Spec)
+		obj.refSpec = mayHoldRefs(u.Spec)
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
 	if obj.rawSpec != nil {
@@ -204,7 +205,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 		tag(after, 0, RuleProxyPatchKRI)
 		notes = proxyPatchStatNotes(obj, tag(pn, 0, RuleProxyPatchLegacyName))
 	}
-	refErrs, refNotes := c.refsFor(g, obj, r.Object)
+	refErrs, refNotes := c.refsFor(g, obj)
 	notes = append(notes, refNotes...)
 	n = len(notes)
 	notes = tag(universalOverwritten(rel, u, notes), n, RuleOverwrittenKey)
