@@ -76,7 +76,7 @@ func TestKRIOf(t *testing.T) {
 	}
 }
 
-// The vectors of SPEC §2 and the hash-suffix vectors of Kuma's KDS.
+// The KRI vectors of docs/kri.md and the hash-suffix vectors of Kuma's KDS.
 func TestKRIName(t *testing.T) {
 	tests := []struct {
 		args []string

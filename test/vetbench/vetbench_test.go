@@ -92,7 +92,7 @@ func TestRenameModule(t *testing.T) {
 }
 
 // BenchmarkVetTool compares `go vet -vettool=krilint` with `go vet -vettool=nopvet` on the same corpus and
-// reports krilint's time over nopvet's as krilint/nop (SPEC §6 wants at most 1.15). The two tools run
+// reports krilint's time over nopvet's as krilint/nop (at most 1.10: docs/krilint.md). The two tools run
 // alternately in every round so that load on the machine hits both alike.
 func BenchmarkVetTool(b *testing.B) {
 	root := repoRoot(b)
