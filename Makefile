@@ -28,7 +28,7 @@ bench: ## run the benchmarks
 	./hack/bench.sh
 
 .PHONY: bench-e2e
-bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook (docs/performance.md)
+bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook, medians of ROUNDS (default 5) rounds (docs/performance.md)
 	./hack/bench-e2e.sh
 
 .PHONY: bench-audit

@@ -3,8 +3,27 @@
 # configuration of test/policy's BenchmarkCreate, among them kriguard's webhooks (b) and a
 # do-nothing mutating + validating pair over TLS (e), in one run: p50/p99 per mode, b over e, and
 # the API server's own apiserver_admission_webhook_admission_duration_seconds per webhook.
+# ROUNDS rounds (default 5, about a minute each for the paced part), then the median of each
+# figure over the rounds, as issue 28's goals are stated.
 # On a loaded machine the times are noise: the machine's cores and load are printed beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(./hack/tools.sh env)"
-go test ./test/policy -run '^$' -bench "${BENCH:-Create}" -benchtime 1x -timeout 30m
+ROUNDS=${ROUNDS:-5}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+out=$(go test ./test/policy -run '^$' -bench "${BENCH:-Create}" -benchtime 1x -count "$ROUNDS" -timeout 60m)
+echo "$out"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Every "value unit" pair of each benchmark line, grouped by benchmark and unit: the median of the
+# rounds, with the smallest and largest beside it.
+echo "$out" | grep '^Benchmark' | awk '
+  { name = $1; sub(/-[0-9]+$/, "", name)
+    for (i = 3; i + 1 <= NF; i += 2) { if ($(i+1) == "ns/op") continue
+      k = name " " $(i+1); if (!(k in n)) order[++keys] = k; v[k, ++n[k]] = $i } }
+  END { printf "medians of %s rounds:\n", '"$ROUNDS"'
+    for (j = 1; j <= keys; j++) { k = order[j]; c = n[k]
+      for (a = 1; a <= c; a++) s[a] = v[k, a]
+      for (a = 2; a <= c; a++) { x = s[a]; for (b = a - 1; b >= 1 && s[b] > x; b--) s[b+1] = s[b]; s[b+1] = x }
+      m = (c % 2) ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+      printf "  %-40s %-28s %10.3f  (min %.3f, max %.3f, %d rounds)\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), m, s[1], s[c], c } }'
