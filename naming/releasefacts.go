@@ -36,6 +36,10 @@ type releaseFacts struct {
 	// routeNames are the kinds of HTTPRoute parent the release's Gateway API controller turns into
 	// MeshHTTPRoutes, each with the scheme of their names.
 	routeNames map[routeParent]routeScheme
+	// routesMerged: the parentRefs of one HTTPRoute that give one MeshHTTPRoute name give one
+	// MeshHTTPRoute with all their destinations; without it, the last parentRef's replaces the
+	// others' (MeshHTTPRouteKept).
+	routesMerged bool
 }
 
 // LabelOrigin says where an object was created: "zone" or "global".
@@ -97,6 +101,7 @@ var facts = map[string]*releaseFacts{
 			{GatewayAPIGroup, "Service"}: serviceRouteName,
 			{"kuma.io", "MeshService"}:   meshServiceRouteName,
 		},
+		routesMerged: true,
 	},
 }
 

@@ -1,6 +1,7 @@
 package naming
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -72,4 +73,32 @@ func firstRunes(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// MeshHTTPRouteKept reports whether the MeshHTTPRoute r makes of ref, a parentRef of an HTTPRoute
+// of namespace, survives a later parentRef of the same route, last, of which r makes a MeshHTTPRoute
+// of the same name (the last such one): r keeps one MeshHTTPRoute per name (docs/unique.md).
+//
+// 3.0 merges the destinations of all of them into it (master 348b652
+// http_route_controller.go:271, :323, storeMeshHTTPRoute :332-365), so every parentRef's survives. 2.14
+// stores last's in place of ref's (v2.14.3 http_route_controller.go:217, :249), so ref's survives
+// only when last's gives the same: the same Gateway listener (name, namespace, sectionName and
+// port), or the same Service with no port (all of its ports) or ref's port. 2.14 ignores a Service
+// parentRef's sectionName.
+func (r Release) MeshHTTPRouteKept(namespace string, ref, last ParentRef) bool {
+	if r.facts().routesMerged {
+		return true
+	}
+	pr, pl := routeParent{ref.Group, ref.Kind}, routeParent{last.Group, last.Kind}
+	if cmp.Or(ref.Namespace, namespace) != cmp.Or(last.Namespace, namespace) || ref.Name != last.Name {
+		return false
+	}
+	switch {
+	case pr == pl && pr == (routeParent{GatewayAPIGroup, "Gateway"}):
+		return ref.SectionName == last.SectionName && ref.Port == last.Port
+	case pr.kind == "Service" && pl.kind == "Service":
+		// Both groups name a Service (MeshHTTPRouteName has no other Service parent).
+		return last.Port == 0 || last.Port == ref.Port
+	}
+	return false
 }

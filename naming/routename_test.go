@@ -85,3 +85,70 @@ func TestMeshHTTPRouteNameParents(t *testing.T) {
 		}
 	}
 }
+
+// routeParentVector is a line of testdata/kuma-route-parents.jsonl: an HTTPRoute with several
+// parentRefs, the name of the MeshHTTPRoute the release makes of each alone (names, "" for none)
+// and whether what it makes of each survives in the MeshHTTPRoutes it makes of them all (kept).
+type routeParentVector struct {
+	Release, Case, Namespace, Route string
+	ParentRefs                      []naming.ParentRef
+	Names                           []string
+	Kept                            []bool
+}
+
+func readRouteParentVectors(t *testing.T) []routeParentVector {
+	t.Helper()
+	f, err := os.Open("testdata/kuma-route-parents.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []routeParentVector
+	for s := bufio.NewScanner(f); s.Scan(); {
+		var v routeParentVector
+		if err := json.Unmarshal(s.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Names) != len(v.ParentRefs) || len(v.Kept) != len(v.ParentRefs) {
+			t.Fatalf("%s %s: %d parentRefs, %d names, %d kept", v.Release, v.Case, len(v.ParentRefs), len(v.Names), len(v.Kept))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Several parentRefs of one route with one MeshHTTPRoute name: 2.14 keeps the last one's, 3.0
+// merges them, as each release's gapiToKumaRoutes did on the same routes.
+func TestMeshHTTPRouteKeptVectors(t *testing.T) {
+	vs := readRouteParentVectors(t)
+	perRelease := map[string]int{}
+	for _, v := range vs {
+		rel, err := naming.ParseRelease(v.Release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perRelease[v.Release]++
+		for i, ref := range v.ParentRefs {
+			if v.Names[i] == "" {
+				continue // Kuma makes nothing of it (a kind it ignores, a parent it cannot find)
+			}
+			if got, ok := rel.MeshHTTPRouteName(v.Namespace, v.Route, ref); got != v.Names[i] {
+				t.Errorf("%s %s: parentRefs[%d] named %q (%v), Kuma gives %q", rel, v.Case, i, got, ok, v.Names[i])
+			}
+			last := i
+			for j := i + 1; j < len(v.ParentRefs); j++ {
+				if v.Names[j] == v.Names[i] {
+					last = j
+				}
+			}
+			if got := last == i || rel.MeshHTTPRouteKept(v.Namespace, ref, v.ParentRefs[last]); got != v.Kept[i] {
+				t.Errorf("%s %s: parentRefs[%d] kept = %v, Kuma: %v", rel, v.Case, i, got, v.Kept[i])
+			}
+		}
+	}
+	for _, r := range naming.Releases() {
+		if perRelease[r.String()] < 25 {
+			t.Errorf("%d routes of %s, want 25", perRelease[r.String()], r)
+		}
+	}
+}

@@ -33,6 +33,7 @@ type routeEntry struct {
 type routeName struct {
 	name  string
 	field *field.Path
+	ref   naming.ParentRef
 	// gateway is the Gateway parent of a name of a Gateway parentRef: the name is Kuma's only when
 	// the Gateway's class is (or, not read, may be).
 	gateway *zoneRef
@@ -64,7 +65,7 @@ func kumaRouteNames(rel naming.Release, zone, namespace, name string, refs []par
 		if !ok {
 			continue
 		}
-		rn := routeName{name: n, field: parentRefsPath.Index(i)}
+		rn := routeName{name: n, field: parentRefsPath.Index(i), ref: ref}
 		if ref.Group == GatewayGroup && ref.Kind == "Gateway" {
 			rn.gateway = &zoneRef{zone: zone, namespace: cmp.Or(ref.Namespace, namespace), name: ref.Name}
 		}
@@ -94,8 +95,9 @@ func (u *Unique) kumaGateway(g zoneRef) bool {
 	return !ok || controller == kumaGatewayController
 }
 
-// routeClashes reports two HTTPRoutes that give one MeshHTTPRoute name (of one zone), and a name
-// that cannot be stored.
+// routeClashes reports two HTTPRoutes that give one MeshHTTPRoute name (of one zone), a
+// parentRef whose MeshHTTPRoute a later one of its route replaces, and a name that cannot be
+// stored.
 func (u *Unique) routeClashes(out []Clash) []Clash {
 	type key struct{ zone, name string }
 	type named struct {
@@ -105,6 +107,13 @@ func (u *Unique) routeClashes(out []Clash) []Clash {
 	seen := map[key]named{}
 	for i := range u.routes {
 		e := &u.routes[i]
+		// last is, per name, the last parentRef of e that Kuma makes a MeshHTTPRoute of.
+		last := map[string]routeName{}
+		for _, n := range e.names {
+			if n.gateway == nil || u.kumaGateway(*n.gateway) {
+				last[n.name] = n
+			}
+		}
 		for _, n := range e.names {
 			if n.gateway != nil && !u.kumaGateway(*n.gateway) {
 				continue
@@ -114,19 +123,18 @@ func (u *Unique) routeClashes(out []Clash) []Clash {
 				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, n.name))
 				continue
 			}
+			if l := last[n.name]; l.field != n.field && !u.c.release.MeshHTTPRouteKept(e.obj.Namespace, n.ref, l.ref) {
+				detail := fmt.Sprintf("Kuma %s names the MeshHTTPRoute of this parentRef %q, as it names that of %s, and keeps the later one's only: this parent gets none of the route (docs/unique.md)",
+					u.c.release, n.name, l.field)
+				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, n.name))
+			}
 			k := key{e.zone, n.name}
 			first, ok := seen[k]
 			switch {
 			case !ok:
 				seen[k] = named{e, n}
-			case first.e == e && n.gateway != nil && first.n.gateway != nil && first.n.field.String() != n.field.String():
-				// Two Gateway parentRefs of one route whose hashes agree: 2.14 keeps the
-				// MeshHTTPRoute of the last one only (a map keyed by the name).
-				detail := fmt.Sprintf("Kuma names the MeshHTTPRoute of this parentRef %q, as it names that of %s: only this one is made, and the other Gateway gets none of the route (docs/unique.md)",
-					n.name, first.n.field)
-				out = append(out, clash(RuleKumaRouteName, LevelError, n.field, n.name, detail, e.id, e.zone, e.obj, e.id, e.zone, e.obj, n.name))
 			case first.e == e || first.e.obj == e.obj:
-				// one route, or one route read twice: Kuma merges what one route gives one name
+				// one route (above), or one route read twice
 			default:
 				detail := fmt.Sprintf("Kuma names the MeshHTTPRoute of this parentRef %q, as it names one of %s: the second is never created, and the route gets neither policy nor status (Kuma #18262; docs/unique.md)",
 					n.name, describe(first.e.obj, first.e.zone))
