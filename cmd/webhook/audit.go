@@ -32,7 +32,7 @@ func audit(args []string) int {
 	interval := fs.Duration("interval", 10*time.Minute, "how often every object is judged again")
 	kinds := fs.String("kinds", "", "comma-separated Kind.group of the guarded kinds to watch (empty: every guarded kind served)")
 	workers := fs.Int("workers", 4, "objects judged, and report writes under way, at once")
-	recheck := fs.Duration("kuma-recheck-interval", kumarelease.DefaultInterval, "with kuma.version auto, how often the Kuma control plane's version is read again")
+	recheck := fs.Duration("kuma-recheck-interval", kumarelease.DefaultInterval, "with kuma.version or kuma.mode auto, how often the Kuma control plane's version and mode are read again")
 	metricsAddr := fs.String("metrics-bind-address", ":8080", `address of /metrics ("0" disables)`)
 	healthAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	zapOpts := zap.Options{}
@@ -78,14 +78,21 @@ func audit(args []string) int {
 	ctx := ctrl.SetupSignalHandler()
 	opts := continuous.Options{Rules: conf, Kinds: watch, Interval: *interval, Workers: *workers, Metrics: m, Log: log}
 	var detected <-chan struct{}
-	if conf.Auto() {
+	if conf.Auto() || conf.Mode() == rules.ModeAuto {
+		// As the webhook: the release and the mode of the control plane, followed as they change.
 		w, err := releaseWatcher(cfg, conf, *recheck, log.WithName("kuma"))
 		if err != nil {
 			log.Error(err, "setting up")
 			return 1
 		}
 		go func() { _ = w.Start(ctx) }()
-		opts.Release, detected = w.Release, w.Checked()
+		detected = w.Checked()
+		if conf.Auto() {
+			opts.Release = w.Release
+		}
+		if conf.Mode() == rules.ModeAuto {
+			opts.Mode = func() rules.Mode { return rules.Mode(w.Mode()) }
+		}
 	}
 	a, err := continuous.New(cfg, opts)
 	if err != nil {
@@ -146,8 +153,8 @@ func audit(args []string) int {
 	return code
 }
 
-// releaseWatcher returns the watcher of the Kuma release that kuma.version auto asks for, as the
-// webhook's (docs/releases.md): one GET of the control plane's Deployment by name, which RBAC can
+// releaseWatcher returns the watcher of the Kuma release and mode that kuma.version or kuma.mode
+// auto ask for, as the webhook's (docs/releases.md): one GET of the control plane's Deployment by name, which RBAC can
 // limit to that name, and the served Kuma kinds with discovery.
 func releaseWatcher(cfg *rest.Config, conf *rules.Config, interval time.Duration, log logr.Logger) (*kumarelease.Watcher, error) {
 	get, err := kumarelease.FromConfig(cfg)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,10 +42,16 @@ type Options struct {
 	Rules *rules.Config
 	// Release returns the Kuma release to judge against now (a kumarelease.Watcher's Release for
 	// kuma.version auto); nil, or the zero Release, is the rules' configured release. When what it
-	// returns changes, every object is judged again.
+	// returns changes, every object is judged again. With it, the kinds watched are those judged
+	// under any known release: the kinds a release removed too, whose leftovers are refused as
+	// soon as the control plane runs that release.
 	Release func() naming.Release
-	// Kinds, when not empty, are the only guarded kinds watched: the chart's enabled kinds, those
-	// its role lets the auditor list and watch.
+	// Mode returns the control plane's mode now (a kumarelease.Watcher's Mode for kuma.mode auto);
+	// nil, or "", is the configured mode. When what it returns changes, every object is judged
+	// again.
+	Mode func() rules.Mode
+	// Kinds, when not empty, are the only kinds watched: the chart's enabled kinds and the Kuma
+	// kinds a release removed, those its role lets the auditor list and watch.
 	Kinds []schema.GroupKind
 	// Interval is how often every object is judged again and the reports of objects gone are
 	// pruned; 0 means 10 minutes.
@@ -79,12 +86,21 @@ type Auditor struct {
 	rest    *rest.Config
 	writer  *reports.Writer
 	queue   workqueue.TypedRateLimitingInterface[item]
-	kinds   []watchedKind
-	byKind  map[string]int // KindLabel value → index in kinds
 	reps    listers.ReportLister
 	creps   listers.ClusterReportLister
 	repInfs []cache.SharedIndexInformer
 	synced  atomic.Bool
+
+	// The kinds watched, and what starts an informer, set by Run. Discovery runs again on each
+	// interval and when the release or mode changes: a kind served later (Kuma installed after
+	// kriguard) is watched from then on, one no longer served is let go.
+	kindsMu sync.RWMutex
+	kinds   []*watchedKind // append-only: an item names its kind by index
+	byKind  map[string]int // KindLabel value → index in kinds of the kind watched now
+	dc      served.Discovery
+	dyn     dynamic.Interface
+	runCtx  context.Context
+	wg      *sync.WaitGroup
 
 	mu      sync.Mutex
 	outcome map[types.UID]judged // the last outcome of each object, for the metrics
@@ -97,6 +113,14 @@ type watchedKind struct {
 	served.Kind
 	label    string // reports.KindLabel's value
 	informer cache.SharedIndexInformer
+	stop     context.CancelFunc
+	gone     bool // no longer served: its informer is stopped and its objects no longer count
+}
+
+// judgedUnder is what objects are judged under: the release and the control plane's mode.
+type judgedUnder struct {
+	release naming.Release
+	mode    rules.Mode
 }
 
 // item is an object to judge, or the report of an object gone to delete (kind -1: of a kind not
@@ -156,44 +180,26 @@ func (a *Auditor) Run(ctx context.Context) error {
 	if _, err := dc.ServerResourcesForGroupVersionWithContext(ctx, reports.GroupVersion.String()); err != nil {
 		return fmt.Errorf("the cluster does not serve %s (install the OpenReports CRDs, e.g. with the chart's openreports.installCRDs): %w", reports.GroupVersion, err)
 	}
-	kinds, err := served.Kinds(ctx, dc, a.opts.Rules, false, "list", "watch")
-	if err != nil {
-		return err
-	}
-	if len(a.opts.Kinds) > 0 {
-		kinds = slices.DeleteFunc(kinds, func(k served.Kind) bool { return !slices.Contains(a.opts.Kinds, k.GroupKind()) })
-	}
 	dyn, err := dynamic.NewForConfig(a.rest)
 	if err != nil {
 		return fmt.Errorf("building the client: %w", err)
 	}
-	synced := make([]cache.InformerSynced, 0, len(kinds)+2)
-	for i, k := range kinds {
-		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, k.GVR, "", 0, cache.Indexers{}, nil).Informer()
-		if err := inf.SetTransform(slim); err != nil {
-			return fmt.Errorf("watching %s: %w", k.GVR.GroupResource(), err)
-		}
-		if _, err := inf.AddEventHandler(a.handler(i)); err != nil {
-			return fmt.Errorf("watching %s: %w", k.GVR.GroupResource(), err)
-		}
-		label := reports.Subject{APIVersion: k.APIVersion(), Kind: k.Kind}.GroupKind()
-		a.kinds = append(a.kinds, watchedKind{Kind: k, label: label, informer: inf})
-		a.byKind[label] = i
-		synced = append(synced, inf.HasSynced)
-	}
-	for _, inf := range a.repInfs {
-		synced = append(synced, inf.HasSynced)
-	}
-	a.opts.Log.Info("watching", "kinds", len(kinds), "interval", a.opts.Interval)
-
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	// Deferred calls run last first: the workers stop waiting for items before wg.Wait.
 	defer a.queue.ShutDown()
-	for _, k := range a.kinds {
-		wg.Go(func() { k.informer.RunWithContext(ctx) })
+	a.kindsMu.Lock()
+	a.dc, a.dyn, a.runCtx, a.wg = dc, dyn, ctx, &wg
+	a.kindsMu.Unlock()
+	if err := a.discover(ctx); err != nil {
+		return err
+	}
+	var synced []cache.InformerSynced
+	for _, k := range a.watched() {
+		synced = append(synced, k.informer.HasSynced)
 	}
 	for _, inf := range a.repInfs {
+		synced = append(synced, inf.HasSynced)
 		wg.Go(func() { inf.RunWithContext(ctx) })
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
@@ -212,28 +218,145 @@ func (a *Auditor) Run(ctx context.Context) error {
 	}
 	// The informers queued every object as they listed it; the first pass only prunes.
 	a.prune()
-	if a.opts.Release != nil {
+	if a.opts.Release != nil || a.opts.Mode != nil {
 		wg.Go(func() { a.followRelease(ctx) })
 	}
-	wait.Until(a.pass, a.opts.Interval, ctx.Done())
+	first := true
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
+		if !first {
+			a.rediscover(ctx)
+		}
+		first = false
+		a.pass()
+	}, a.opts.Interval)
 	return nil
 }
 
-// releaseCheck is how often the auditor compares the release in force with the one it judged
-// against; reading it is an atomic load.
+// releaseCheck is how often the auditor compares the release and mode in force with those it
+// judged under; reading them is an atomic load.
 const releaseCheck = time.Second
 
-// followRelease judges every object again whenever the Kuma release changes (an upgrade of the
-// control plane), without waiting for the interval.
+// followRelease judges every object again whenever the Kuma release or the control plane's mode
+// changes (an upgrade of the control plane, a zone joining a global one), without waiting for the
+// interval; the kinds served are discovered again first.
 func (a *Auditor) followRelease(ctx context.Context) {
-	last := a.release()
-	wait.Until(func() {
-		if cur := a.release(); cur != last {
-			a.opts.Log.Info("the Kuma release changed: judging every object again", "kumaRelease", cur.String(), "previous", last.String())
-			last = cur
-			a.pass()
+	last := a.under()
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
+		cur := a.under()
+		if cur == last {
+			return
 		}
-	}, releaseCheck, ctx.Done())
+		a.opts.Log.Info("the Kuma release or mode changed: judging every object again",
+			"kumaRelease", cur.release.String(), "previous", last.release.String(),
+			"kumaMode", string(cur.mode), "previousMode", string(last.mode))
+		last = cur
+		a.rediscover(ctx)
+		a.pass()
+	}, releaseCheck)
+}
+
+// under returns the release and mode to judge under now.
+func (a *Auditor) under() judgedUnder {
+	u := judgedUnder{release: a.release()}
+	if a.opts.Mode != nil {
+		u.mode = a.opts.Mode()
+	}
+	return u
+}
+
+// releases returns the releases objects may be judged under: every known one when the release is
+// followed, else the configured one.
+func (a *Auditor) releases() []naming.Release {
+	if a.opts.Release != nil {
+		return naming.Releases()
+	}
+	return []naming.Release{{}}
+}
+
+// rediscover is discover after the start: an error is logged, and what is watched stays.
+func (a *Auditor) rediscover(ctx context.Context) {
+	if err := a.discover(ctx); err != nil && ctx.Err() == nil {
+		a.opts.Log.Error(err, "discovering the kinds served: watching the same kinds")
+	}
+}
+
+// discover watches the kinds to watch that the cluster serves and no informer watches yet, and
+// lets go of those it no longer serves.
+func (a *Auditor) discover(ctx context.Context) error {
+	kinds, err := served.KindsForReleases(ctx, a.dc, a.opts.Rules, a.releases(), false, "list", "watch")
+	if err != nil {
+		return err
+	}
+	if len(a.opts.Kinds) > 0 {
+		kinds = slices.DeleteFunc(kinds, func(k served.Kind) bool { return !slices.Contains(a.opts.Kinds, k.GroupKind()) })
+	}
+	a.kindsMu.Lock()
+	defer a.kindsMu.Unlock()
+	keep := map[int]bool{}
+	for _, k := range kinds {
+		label := reports.Subject{APIVersion: k.APIVersion(), Kind: k.Kind}.GroupKind()
+		if i, ok := a.byKind[label]; ok && a.kinds[i].Kind == k {
+			keep[i] = true
+			continue
+		}
+		i := len(a.kinds)
+		inf := dynamicinformer.NewFilteredDynamicInformer(a.dyn, k.GVR, "", 0, cache.Indexers{}, nil).Informer()
+		if err := inf.SetTransform(slim); err != nil {
+			return fmt.Errorf("watching %s: %w", k.GVR.GroupResource(), err)
+		}
+		if _, err := inf.AddEventHandler(a.handler(i)); err != nil {
+			return fmt.Errorf("watching %s: %w", k.GVR.GroupResource(), err)
+		}
+		kctx, stop := context.WithCancel(a.runCtx)
+		a.kinds = append(a.kinds, &watchedKind{Kind: k, label: label, informer: inf, stop: stop})
+		a.wg.Go(func() { inf.RunWithContext(kctx) })
+		a.opts.Log.Info("watching", "kind", label, "resource", k.GVR.String())
+		keep[i] = true
+		if old, ok := a.byKind[label]; ok {
+			a.letGo(old) // served at another version now
+		}
+		a.byKind[label] = i
+	}
+	for label, i := range a.byKind {
+		if !keep[i] {
+			a.letGo(i)
+			delete(a.byKind, label)
+		}
+	}
+	a.opts.Log.V(1).Info("kinds discovered", "watched", len(a.byKind), "interval", a.opts.Interval)
+	return nil
+}
+
+// letGo stops the informer of kinds[i], a kind no longer watched; its objects' reports are pruned.
+// kindsMu is held.
+func (a *Auditor) letGo(i int) {
+	k := a.kinds[i]
+	if k.gone {
+		return
+	}
+	k.gone = true
+	k.stop()
+	a.opts.Log.Info("no longer watching: not served", "kind", k.label, "resource", k.GVR.String())
+}
+
+// watched returns the kinds watched now.
+func (a *Auditor) watched() []*watchedKind {
+	a.kindsMu.RLock()
+	defer a.kindsMu.RUnlock()
+	out := make([]*watchedKind, 0, len(a.byKind))
+	for _, k := range a.kinds {
+		if !k.gone {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// kind returns kinds[i] and whether it is watched now.
+func (a *Auditor) kind(i int) (*watchedKind, bool) {
+	a.kindsMu.RLock()
+	defer a.kindsMu.RUnlock()
+	return a.kinds[i], !a.kinds[i].gone
 }
 
 // release returns the release to judge against now: Options.Release's, or the rules'.
@@ -292,13 +415,18 @@ func (a *Auditor) pass() {
 		return
 	}
 	n := 0
+	a.kindsMu.RLock()
 	for i, k := range a.kinds {
+		if k.gone {
+			continue
+		}
 		for _, obj := range k.informer.GetStore().List() {
 			s := obj.(*stored)
 			a.queue.Add(item{kind: i, namespace: s.Namespace, name: s.Name, uid: s.UID})
 			n++
 		}
 	}
+	a.kindsMu.RUnlock()
 	a.opts.Metrics.passes.Inc()
 	a.opts.Metrics.lastPass.SetToCurrentTime()
 	a.opts.Log.V(1).Info("judging every object again", "objects", n)
@@ -306,14 +434,26 @@ func (a *Auditor) pass() {
 }
 
 // prune queues the reports whose object no informer holds: deleted while nobody watched, or of a
-// kind no longer watched.
+// kind no longer watched. It waits for a kind watched since the start to be listed: until then,
+// its objects' reports would look orphaned.
 func (a *Auditor) prune() {
 	live := map[types.UID]bool{}
+	byKind := map[string]int{}
+	a.kindsMu.RLock()
 	for _, k := range a.kinds {
+		if k.gone {
+			continue
+		}
+		if !k.informer.HasSynced() {
+			a.kindsMu.RUnlock()
+			return
+		}
 		for _, obj := range k.informer.GetStore().List() {
 			live[obj.(*stored).UID] = true
 		}
 	}
+	maps.Copy(byKind, a.byKind)
+	a.kindsMu.RUnlock()
 	var all []*v1alpha1.Report
 	if rs, err := a.reps.List(labels.Everything()); err == nil {
 		all = append(all, rs...)
@@ -327,7 +467,7 @@ func (a *Auditor) prune() {
 		if r.Scope == nil || live[r.Scope.UID] {
 			continue
 		}
-		kind, ok := a.byKind[r.Labels[reports.KindLabel]]
+		kind, ok := byKind[r.Labels[reports.KindLabel]]
 		if !ok {
 			kind = -1
 		}
@@ -358,7 +498,7 @@ func (a *Auditor) sync(ctx context.Context, it item) error {
 	var desired *v1alpha1.Report
 	s := reports.Subject{Namespace: it.namespace, Name: it.name, UID: it.uid}
 	if it.kind >= 0 {
-		k := a.kinds[it.kind]
+		k, watched := a.kind(it.kind)
 		s.APIVersion, s.Kind = k.APIVersion(), k.Kind.Kind
 		key := it.name
 		if it.namespace != "" {
@@ -368,9 +508,10 @@ func (a *Auditor) sync(ctx context.Context, it item) error {
 		if err != nil {
 			return err
 		}
-		if cur, ok := obj.(*stored); exists && ok && cur.UID == it.uid {
-			rel := a.release()
-			d, err := a.opts.Rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: k.GroupKind(), Object: cur.raw, Release: rel})
+		if cur, ok := obj.(*stored); exists && ok && cur.UID == it.uid && watched {
+			u := a.under()
+			rel := u.release
+			d, err := a.opts.Rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: k.GroupKind(), Object: cur.raw, Release: rel, Mode: u.mode})
 			if err != nil {
 				a.opts.Metrics.errors.WithLabelValues(k.label).Inc()
 				a.opts.Log.Error(err, "judging", "kind", k.label, "namespace", it.namespace, "name", it.name)

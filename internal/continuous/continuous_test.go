@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -264,4 +265,86 @@ func TestAuditorWithoutOpenReports(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "install the OpenReports CRDs") {
 		t.Errorf("Run: %v, want an error saying to install the OpenReports CRDs", err)
 	}
+}
+
+// A kind the cluster starts serving after the auditor started (Kuma installed after kriguard) is
+// watched from the next interval on; one it no longer serves is let go, and its reports pruned.
+func TestAuditorDiscoversKinds(t *testing.T) {
+	ctx := context.Background()
+	rc, err := versioned.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := rules.ParseConfig([]byte(`apiVersion: kriguard.io/v1alpha1
+kind: Configuration
+types: [{kind: MeshWidget, shortName: mw, scope: Mesh}]
+kinds: [{group: kuma.io, version: v1alpha1, kind: MeshWidget}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics()
+	reg := prometheus.NewRegistry()
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(env.Config, Options{Rules: conf, Interval: time.Second, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(runCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	within(t, time.Minute, "synced", func() (bool, string) { return a.Synced(), "not synced" })
+
+	preserve := true
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "meshwidgets.kuma.io"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "kuma.io",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "meshwidgets", Singular: "meshwidget", Kind: "MeshWidget", ListKind: "MeshWidgetList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}}},
+		},
+	}
+	if err := env.Client.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, crd) })
+	ns := env.NewNamespace(t)
+	widget := &unstructured.Unstructured{}
+	widget.SetAPIVersion("kuma.io/v1alpha1")
+	widget.SetKind("MeshWidget")
+	widget.SetNamespace(ns)
+	widget.SetName("bad")
+	widget.SetLabels(map[string]string{"kuma.io/mesh": "Mesh_1"})
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		return env.Client.Create(ctx, widget) == nil, nil // until the CRD is established
+	}); err != nil {
+		t.Fatalf("creating a MeshWidget: %v", err)
+	}
+	within(t, 20*time.Second, "the new kind's report", func() (bool, string) {
+		_, err := reportOf(t, rc, widget)
+		return err == nil, fmt.Sprint(err)
+	})
+
+	if err := env.Client.Delete(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 30*time.Second, "the kind let go", func() (bool, string) {
+		_, err := reportOf(t, rc, widget)
+		for _, k := range a.watched() {
+			if k.Kind.Kind == "MeshWidget" {
+				return false, "still watched"
+			}
+		}
+		return apierrors.IsNotFound(err), fmt.Sprint("report: ", err)
+	})
 }

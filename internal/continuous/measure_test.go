@@ -159,7 +159,7 @@ func TestMeasure(t *testing.T) {
 		t.Fatalf("not done: %v (judged %d)", err, judgedTotal(a))
 	}
 	took := time.Since(start)
-	for _, k := range a.kinds {
+	for _, k := range a.watched() {
 		for _, o := range k.informer.GetStore().List() {
 			jsonBytes += len(o.(*stored).raw)
 		}

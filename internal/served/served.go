@@ -49,6 +49,14 @@ func Kinds(ctx context.Context, dc Discovery, cfg *rules.Config, namespaced bool
 // still serves (CRDs an upgrade left behind, or a cluster not upgraded yet), by name, whose
 // objects rel refuses as removed.
 func KindsFor(ctx context.Context, dc Discovery, cfg *rules.Config, rel naming.Release, namespaced bool, verbs ...string) ([]Kind, error) {
+	return KindsForReleases(ctx, dc, cfg, []naming.Release{rel}, namespaced, verbs...)
+}
+
+// KindsForReleases is KindsFor the kinds cfg judges under any of rels: those of a watcher that
+// follows the release a control plane runs (the continuous audit), which must already watch the
+// kinds an upgrade removes, so that their leftovers are judged as soon as the control plane runs
+// the release that removed them.
+func KindsForReleases(ctx context.Context, dc Discovery, cfg *rules.Config, rels []naming.Release, namespaced bool, verbs ...string) ([]Kind, error) {
 	groups, err := dc.ServerGroupsWithContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the API groups: %w", err)
@@ -80,7 +88,7 @@ func KindsFor(ctx context.Context, dc Discovery, cfg *rules.Config, rel naming.R
 				if _, seen := found[gk]; seen || strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, verbs) {
 					continue
 				}
-				if !cfg.Judges(gk, rel) {
+				if !slices.ContainsFunc(rels, func(rel naming.Release) bool { return cfg.Judges(gk, rel) }) {
 					continue
 				}
 				found[gk] = Kind{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced}

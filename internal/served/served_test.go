@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -85,5 +86,44 @@ func TestKinds(t *testing.T) {
 	delete(d.resources, "kuma.io/v1alpha2")
 	if _, err := Kinds(context.Background(), d, cfg, false, "list"); err == nil {
 		t.Error("a group version that cannot be discovered: no error")
+	}
+}
+
+// KindsForReleases takes the kinds judged under any of the releases: a kind 3.0 removed is judged
+// only under 3.0 (2.14 ships it), so a watcher following the release must watch it already on 2.14.
+func TestKindsForReleases(t *testing.T) {
+	d := stubDiscovery{
+		groups: []metav1.APIGroup{group(rules.KumaGroup, "v1alpha1")},
+		resources: map[string][]metav1.APIResource{
+			"kuma.io/v1alpha1": {
+				{Name: "meshtimeouts", Kind: "MeshTimeout", Namespaced: true, Verbs: listWatch},
+				{Name: "trafficroutes", Kind: "TrafficRoute", Verbs: listWatch},
+				{Name: "meshgatewayinstances", Kind: "MeshGatewayInstance", Namespaced: true, Verbs: listWatch},
+			},
+		},
+	}
+	cfg := rules.DefaultConfig()
+	for _, tc := range []struct {
+		name string
+		rels []naming.Release
+		want string
+	}{
+		{"2.14", []naming.Release{naming.Kuma2_14}, "[MeshTimeout]"},
+		{"3.0", []naming.Release{naming.Kuma3_0}, "[MeshTimeout MeshGatewayInstance TrafficRoute]"},
+		{"either", naming.Releases(), "[MeshTimeout MeshGatewayInstance TrafficRoute]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kinds, err := KindsForReleases(context.Background(), d, cfg, tc.rels, false, "list", "watch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, k := range kinds {
+				got = append(got, k.Kind)
+			}
+			if s := fmt.Sprint(got); s != tc.want {
+				t.Errorf("got %s, want %s (guarded kinds first, then the removed ones by name)", s, tc.want)
+			}
+		})
 	}
 }

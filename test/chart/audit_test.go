@@ -102,6 +102,10 @@ func TestAuditRender(t *testing.T) {
 	if slices.Contains(want["configuration.konghq.com"], "kongroutes") {
 		t.Fatal("the disabled KongRoute is among the guarded kinds")
 	}
+	// The Kuma kinds a release removed (kuma.version auto may judge them under 3.0).
+	for r := range removedRules(t) {
+		want["kuma.io"] = append(want["kuma.io"], r[strings.LastIndex(r, "/")+1:])
+	}
 	got := map[string][]string{}
 	for _, r := range slice(t, role, "rules") {
 		groups, resources, verbs := strs(r["apiGroups"]), strs(r["resources"]), strs(r["verbs"])
@@ -141,7 +145,7 @@ func TestAuditRender(t *testing.T) {
 }
 
 // The continuous audit's ClusterRole gets the Kuma control plane's Deployment, by the configured name,
-// only when kuma.version is auto: a fixed release reads nothing of Kuma's.
+// only when kuma.version or kuma.mode is auto: a fixed release and mode read nothing of Kuma's.
 func TestAuditRenderKumaRelease(t *testing.T) {
 	for _, tc := range []struct {
 		values string
@@ -149,8 +153,10 @@ func TestAuditRenderKumaRelease(t *testing.T) {
 	}{
 		{auditValues, []string{"kuma-control-plane"}},
 		{auditValues + "  kuma: {version: auto, controlPlane: {namespace: mesh, deployment: cp}}\n", []string{"cp"}},
-		{auditValues + "  kuma: {version: \"3.0\"}\n", nil},
-		{auditValues + "  kuma: {version: \"2.14\"}\n", nil},
+		{auditValues + "  kuma: {version: \"3.0\"}\n", []string{"kuma-control-plane"}}, // kuma.mode auto
+		{auditValues + "  kuma: {version: \"3.0\", mode: zone}\n", nil},
+		{auditValues + "  kuma: {version: \"2.14\", mode: standalone}\n", nil},
+		{auditValues + "  kuma: {version: auto, mode: global}\n", []string{"kuma-control-plane"}},
 	} {
 		objs := render(t, "x", releaseNamespace, tc.values)
 		var got []string

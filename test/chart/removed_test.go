@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,13 +19,20 @@ import (
 // kriguard.removedKumaResources must list exactly these.
 func removedRules(t testing.TB) sets.Set[string] {
 	t.Helper()
+	rules, _ := removedKinds(t)
+	return rules
+}
+
+// removedKinds returns removedRules and the same kinds as Kind.kuma.io.
+func removedKinds(t testing.TB) (rules, kinds sets.Set[string]) {
+	t.Helper()
 	withKRI := sets.New[string]()
 	for _, r := range naming.Releases() {
 		for _, rt := range r.Registry().Types() {
 			withKRI.Insert(rt.Kind)
 		}
 	}
-	out := sets.New[string]()
+	out, names := sets.New[string](), sets.New[string]()
 	releases := naming.Releases()
 	for i, r := range releases {
 		if i == 0 {
@@ -43,12 +51,13 @@ func removedRules(t testing.TB) sets.Set[string] {
 				t.Fatalf("Kuma %s removed %s, which Kuma %s has no CRD for", r, kind, releases[i-1])
 			}
 			out.Insert(fmt.Sprintf("kuma.io/%s/%s", kinds[j].Version, kinds[j].Plural))
+			names.Insert(kind + ".kuma.io")
 		}
 	}
 	if out.Len() == 0 {
 		t.Fatal("no release removed a kind without a KRI")
 	}
-	return out
+	return out, names
 }
 
 // routesRemovedKinds reports whether values render the rule of the removed kinds: unless
@@ -111,6 +120,49 @@ func TestRemovedKindsRule(t *testing.T) {
 			if !got.Equal(want) {
 				t.Errorf("values %q: the removed kinds' rule differs from naming's list:\n missing %v\n extra %v", tc.values,
 					sets.List(want.Difference(got)), sets.List(got.Difference(want)))
+			}
+		}
+	}
+}
+
+// TestAuditRemovedKinds: the continuous audit watches the Kuma kinds a release removed, as the
+// webhook is sent them (unless config.kuma.version pins 2.14): they are in its --kinds, and its
+// ClusterRole lists and watches exactly their resources besides the enabled kinds'. The role of
+// `kriguard audit` lists them whatever the release, since --kuma-version 3.0 judges them on 2.14.
+func TestAuditRemovedKinds(t *testing.T) {
+	wantRules, wantKinds := removedKinds(t)
+	var resources []string
+	for r := range wantRules {
+		resources = append(resources, r[len("kuma.io/v1alpha1/"):])
+	}
+	for _, tc := range []struct {
+		values  string
+		watched bool
+	}{
+		{auditValues, true},
+		{auditValues + "  kuma: {version: \"3.0\"}\n", true},
+		{auditValues + "  kuma: {version: \"2.14\"}\n", false},
+	} {
+		objs := render(t, "x", releaseNamespace, tc.values+"audit: {enabled: true, clusterRole: {create: true}}\n")
+		var kinds []string
+		for _, a := range strs(slice(t, objs.get(t, "Deployment", "x-kriguard-audit"), "spec", "template", "spec", "containers")[0]["args"]) {
+			if list, ok := strings.CutPrefix(a, "--kinds="); ok {
+				kinds = strings.Split(list, ",")
+			}
+		}
+		if got := sets.New(kinds...).Intersection(wantKinds); tc.watched && !got.Equal(wantKinds) || !tc.watched && got.Len() > 0 {
+			t.Errorf("values %q: --kinds has the removed kinds %v, want %v", tc.values, sets.List(got), tc.watched)
+		}
+		for role, want := range map[string]bool{"x-kriguard-audit-controller": tc.watched, "x-kriguard-audit": true} {
+			var kuma []string
+			for _, r := range slice(t, objs.get(t, "ClusterRole", role), "rules") {
+				if slices.Equal(strs(r["apiGroups"]), []string{"kuma.io"}) {
+					kuma = append(kuma, strs(r["resources"])...)
+				}
+			}
+			got := sets.New(kuma...).Intersection(sets.New(resources...))
+			if want && got.Len() != len(resources) || !want && got.Len() > 0 {
+				t.Errorf("values %q: ClusterRole %s reads the removed kinds %v, want all of %v: %t", tc.values, role, sets.List(got), sets.List(sets.New(resources...)), want)
 			}
 		}
 	}

@@ -126,12 +126,49 @@ listed resources (no subresources such as status), never a wildcard.
 {{/*
 The Kuma kinds a release removed that no release names with a KRI, so that config.kinds cannot list them
 (MeshGatewayInstance, the legacy policies, …; MeshGateway, ZoneIngress and ZoneEgress are config.kinds):
-their resources, as v2.14.3's CRDs name them, which a cluster upgraded to 3.0 still serves (Helm never
+kind → resource, as v2.14.3's CRDs name them, which a cluster upgraded to 3.0 still serves (Helm never
 deletes CRDs). Held equal to naming's list (naming.Release.RemovedKinds) by test/chart's
 TestRemovedKindsRule.
 */}}
+{{- define "kriguard.removedKuma" -}}
+CircuitBreaker: circuitbreakers
+ExternalService: externalservices
+FaultInjection: faultinjections
+HealthCheck: healthchecks
+MeshGatewayConfig: meshgatewayconfigs
+MeshGatewayInstance: meshgatewayinstances
+MeshGatewayRoute: meshgatewayroutes
+ProxyTemplate: proxytemplates
+RateLimit: ratelimits
+Retry: retries
+Timeout: timeouts
+TrafficLog: trafficlogs
+TrafficPermission: trafficpermissions
+TrafficRoute: trafficroutes
+TrafficTrace: traffictraces
+VirtualOutbound: virtualoutbounds
+ZoneEgressInsight: zoneegressinsights
+ZoneIngressInsight: zoneingressinsights
+{{- end -}}
+
+{{/* Their resources, a sorted JSON list. */}}
 {{- define "kriguard.removedKumaResources" -}}
-{{- list "circuitbreakers" "externalservices" "faultinjections" "healthchecks" "meshgatewayconfigs" "meshgatewayinstances" "meshgatewayroutes" "proxytemplates" "ratelimits" "retries" "timeouts" "trafficlogs" "trafficpermissions" "trafficroutes" "traffictraces" "virtualoutbounds" "zoneegressinsights" "zoneingressinsights" | toJson -}}
+{{- values (include "kriguard.removedKuma" . | fromYaml) | sortAlpha | toJson -}}
+{{- end -}}
+
+{{/* Their kinds as Kind.kuma.io, sorted, as the continuous audit's --kinds names them. */}}
+{{- define "kriguard.removedKumaKinds" -}}
+{{- $out := list -}}
+{{- range $kind, $_ := include "kriguard.removedKuma" . | fromYaml -}}
+{{- $out = append $out (printf "%s.kuma.io" $kind) -}}
+{{- end -}}
+{{- $out | toJson -}}
+{{- end -}}
+
+{{/* "true" unless config.kuma.version pins 2.14, which removes none of the Kuma kinds: then they are routed to
+the webhook and watched by the continuous audit. */}}
+{{- define "kriguard.judgesRemovedKinds" -}}
+{{- ne (toString .Values.config.kuma.version) "2.14" -}}
 {{- end -}}
 
 {{/*
@@ -141,7 +178,7 @@ refuses them naming itself, while one that ships them (2.14) admits them untouch
 config.kuma.version pins 2.14, which removes none of them: they then never reach the webhook.
 */}}
 {{- define "kriguard.removedKindsRule" -}}
-{{- if ne (toString .Values.config.kuma.version) "2.14" }}
+{{- if eq (include "kriguard.judgesRemovedKinds" .) "true" }}
 - apiGroups: ["kuma.io"]
   apiVersions: ["v1alpha1"]
   resources: {{ include "kriguard.removedKumaResources" . }}
