@@ -55,7 +55,8 @@ whose API it can reach): its version from the index (the release judged against,
 --kuma-version says otherwise), the types it serves from /_resources, then every resource of each
 guarded type, page by page, each judged as check judges kumactl YAML. A user token comes from
 --kuma-token-file or $KUMA_API_TOKEN; --kuma-ca-file, --kuma-client-cert and --kuma-client-key set
-up TLS. An unreachable or refusing control plane, or a listing that fails part way, is exit 2 with
+up TLS; a control plane that needs others gives them after its URL
+(URL,token-file=F,ca-file=F,client-cert=F,client-key=F). An unreachable or refusing control plane, or a listing that fails part way, is exit 2 with
 the URL and the status (docs/universal.md).
 
 Several --context (or --kubeconfig) audit several clusters in one run, each a zone named after its
@@ -68,7 +69,8 @@ names, Kong SNIs; docs/unique.md) are compared, and each clash is reported namin
   kriguard audit -A --report=cluster
   kriguard audit -n kuma-demo --report=yaml > reports.yaml
   kriguard audit --kuma-api http://127.0.0.1:5681
-  KUMA_API_TOKEN=$(cat token) kriguard audit --kuma-api https://cp.example:5682 --kuma-ca-file ca.pem --kuma-version 3.0`,
+  KUMA_API_TOKEN=$(cat token) kriguard audit --kuma-api https://cp.example:5682 --kuma-ca-file ca.pem --kuma-version 3.0
+  kriguard audit --kuma-api https://global:5682,token-file=global.token,ca-file=global.pem --kuma-api https://zone-1:5682,token-file=zone-1.token,ca-file=zone-1.pem`,
 		flags: func(a *app, fs *pflag.FlagSet) {
 			outputFlags(a, fs)
 			releaseFlag(a, fs)

@@ -30,7 +30,7 @@ type kumaAPIFlags struct {
 }
 
 func kumaAPIFlagSet(a *app, fs *pflag.FlagSet) {
-	fs.StringArrayVar(&a.kumaAPI.urls, "kuma-api", nil, "audit the resources of this Kuma control plane's REST API (http://127.0.0.1:5681, https://cp:5682) instead of a Kubernetes cluster; repeated, several control planes (global and zones) whose KDS copy names are compared")
+	fs.StringArrayVar(&a.kumaAPI.urls, "kuma-api", nil, "audit the resources of this Kuma control plane's REST API (http://127.0.0.1:5681, https://cp:5682) instead of a Kubernetes cluster; repeated, several control planes (global and zones) whose KDS copy names are compared; URL,token-file=F,ca-file=F,client-cert=F,client-key=F gives one control plane its own token, CA or client certificate instead of the flags'")
 	fs.StringVar(&a.kumaAPI.tokenFile, "kuma-token-file", "", "file holding a Kuma user token, sent as a Bearer token (default: $KUMA_API_TOKEN; none needed on the control plane's own loopback)")
 	fs.StringVar(&a.kumaAPI.caFile, "kuma-ca-file", "", "PEM file of the CAs that sign the control plane's certificate (default: the system's)")
 	fs.StringVar(&a.kumaAPI.certFile, "kuma-client-cert", "", "client certificate (PEM) for the control plane's TLS")
@@ -56,12 +56,16 @@ func runKumaAudit(a *app, ctx context.Context) int {
 	if err != nil {
 		return a.fail(path, err)
 	}
+	// Every control plane's options are read, and its files loaded, before any request.
 	clients := make([]*kumaapi.Client, 0, len(a.kumaAPI.urls))
-	for _, u := range a.kumaAPI.urls {
-		c, err := kumaapi.New(kumaapi.Options{URL: u, Token: token, CAFile: a.kumaAPI.caFile,
-			CertFile: a.kumaAPI.certFile, KeyFile: a.kumaAPI.keyFile, PageSize: int(a.chunkSize)})
+	for _, v := range a.kumaAPI.urls {
+		t, err := parseKumaAPI(v)
 		if err != nil {
-			return a.fail(path, usagef("--kuma-api: %v", err))
+			return a.fail(path, usagef("%v", err))
+		}
+		c, err := a.kumaClient(t, token)
+		if err != nil {
+			return a.fail(path, err)
 		}
 		clients = append(clients, c)
 	}
@@ -188,13 +192,9 @@ func (a *app) kumaError(p *progressLine, err error) {
 // kumaToken reads the user token: --kuma-token-file, else $KUMA_API_TOKEN, else none.
 func (a *app) kumaToken() (string, error) {
 	if f := a.kumaAPI.tokenFile; f != "" {
-		b, err := os.ReadFile(f)
+		tok, err := readToken(f)
 		if err != nil {
 			return "", usagef("--kuma-token-file: %v", err)
-		}
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", usagef("--kuma-token-file: %s is empty", f)
 		}
 		return tok, nil
 	}

@@ -46,6 +46,19 @@ type Options struct {
 	Transport http.RoundTripper
 }
 
+// OptionError is an Options field New cannot use: its name (URL, CAFile, CertFile, KeyFile,
+// PageSize) and why, so that a caller can name the flag or setting it came from.
+type OptionError struct {
+	Field string
+	Err   error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionError(field string, err error) error { return &OptionError{Field: field, Err: err} }
+
 // Client reads a Kuma control plane's REST API.
 type Client struct {
 	base  *url.URL
@@ -55,17 +68,17 @@ type Client struct {
 }
 
 // New returns a client for the control plane of o. It reads the certificate files now, so that a
-// wrong path is an error before any request.
+// wrong path is an error before any request; an option it cannot use is an *OptionError.
 func New(o Options) (*Client, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("control plane URL: %w", err)
+		return nil, optionError("URL", fmt.Errorf("control plane URL: %w", err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("control plane URL %q: want http:// or https:// and a host", o.URL)
+		return nil, optionError("URL", fmt.Errorf("control plane URL %q: want http:// or https:// and a host", o.URL))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("control plane URL: credentials belong in a token, not in the URL")
+		return nil, optionError("URL", errors.New("control plane URL: credentials belong in a token, not in the URL"))
 	}
 	u.RawQuery, u.Fragment = "", ""
 	u.Path = strings.TrimSuffix(u.Path, "/")
@@ -74,7 +87,7 @@ func New(o Options) (*Client, error) {
 	case size == 0:
 		size = 500
 	case size < 0 || size > MaxPageSize:
-		return nil, fmt.Errorf("page size %d: want 1 to %d", size, MaxPageSize)
+		return nil, optionError("PageSize", fmt.Errorf("page size %d: want 1 to %d", size, MaxPageSize))
 	}
 	rt := o.Transport
 	if rt == nil {
@@ -96,21 +109,24 @@ func tlsConfig(o Options) (*tls.Config, error) {
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading the CA file: %w", err)
+			return nil, optionError("CAFile", fmt.Errorf("reading the CA file: %w", err))
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("CA file %s holds no PEM certificate", o.CAFile)
+			return nil, optionError("CAFile", fmt.Errorf("CA file %s holds no PEM certificate", o.CAFile))
 		}
 		tc.RootCAs = pool
 	}
-	if (o.CertFile == "") != (o.KeyFile == "") {
-		return nil, errors.New("a client certificate needs both its certificate and its key file")
+	if o.CertFile != "" && o.KeyFile == "" {
+		return nil, optionError("KeyFile", errors.New("a client certificate needs its key file too"))
+	}
+	if o.CertFile == "" && o.KeyFile != "" {
+		return nil, optionError("CertFile", errors.New("a client key needs its certificate file too"))
 	}
 	if o.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("loading the client certificate: %w", err)
+			return nil, optionError("CertFile", fmt.Errorf("loading the client certificate: %w", err))
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}

@@ -269,3 +269,31 @@ func TestListBadPages(t *testing.T) {
 		})
 	}
 }
+
+// New names the option it cannot use, so that the command can name the flag it came from.
+func TestNewOptionError(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "not.pem")
+	if err := os.WriteFile(notPEM, []byte("no certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{URL: "ftp://cp"}, "URL"},
+		{Options{URL: "https://user:pw@cp"}, "URL"},
+		{Options{URL: "https://cp", PageSize: MaxPageSize + 1}, "PageSize"},
+		{Options{URL: "https://cp", CAFile: filepath.Join(dir, "missing")}, "CAFile"},
+		{Options{URL: "https://cp", CAFile: notPEM}, "CAFile"},
+		{Options{URL: "https://cp", CertFile: notPEM}, "KeyFile"},
+		{Options{URL: "https://cp", KeyFile: notPEM}, "CertFile"},
+		{Options{URL: "https://cp", CertFile: notPEM, KeyFile: notPEM}, "CertFile"},
+	} {
+		_, err := New(tc.o)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Field != tc.field {
+			t.Errorf("%+v: %v, want an OptionError of %s", tc.o, err, tc.field)
+		}
+	}
+}
