@@ -68,10 +68,20 @@ type Budget struct {
 // NewBudget returns the budget of a process whose container may use memoryLimit bytes: its Go soft
 // limit less memoryReserve, a quarter of it for bodies. The budget must hold one review of the
 // largest size, or no such review could be answered.
-func NewBudget(memoryLimit int64) (*Budget, error) {
-	size := GoMemoryLimit(memoryLimit) - memoryReserve
+func NewBudget(memoryLimit int64) (*Budget, error) { return newBudget(memoryLimit, 0) }
+
+// NewBudgetBeside is NewBudget for a process that also holds up to held bytes for as long as it
+// runs (a PeerCache: PeerCacheMemory): the reviews get what is left.
+func NewBudgetBeside(memoryLimit, held int64) (*Budget, error) { return newBudget(memoryLimit, held) }
+
+func newBudget(memoryLimit, held int64) (*Budget, error) {
+	size := GoMemoryLimit(memoryLimit) - memoryReserve - held
 	bodies := size / 4
 	if bodies/2 < maxBodyHeld || size-bodies < minDecisions {
+		if held > 0 {
+			return nil, fmt.Errorf("memory limit %d bytes less %d bytes held beside the reviews leaves %d bytes for reviews, less than one review of %d bytes needs: the limit must be at least %d bytes",
+				memoryLimit, held, max(size, 0), maxReviewBytes, minMemoryLimitBeside(held))
+		}
 		return nil, fmt.Errorf("memory limit %d bytes leaves %d bytes for reviews, less than one review of %d bytes needs: the limit must be at least %d bytes",
 			memoryLimit, max(size, 0), maxReviewBytes, minMemoryLimit())
 	}
@@ -93,9 +103,29 @@ const maxBodyHeld = 2 * (maxReviewBytes + 1)
 var minDecisions = decisionCost(maxReviewBytes, maxReviewBytes/16)
 
 // minMemoryLimit is the smallest memory limit NewBudget accepts.
-func minMemoryLimit() int64 {
-	size := max(4*2*int64(maxBodyHeld), minDecisions*4/3+1) // bodies a quarter, one client half of it
-	return ((size+memoryReserve)/9 + 1) * 10
+func minMemoryLimit() int64 { return minMemoryLimitBeside(0) }
+
+// minBudget is the smallest budget: one body of the largest size in one client's share, one
+// review of the largest size decided.
+func minBudget() int64 {
+	return max(4*2*int64(maxBodyHeld), minDecisions*4/3+1) // bodies a quarter, one client half of it
+}
+
+// minMemoryLimitBeside is the smallest memory limit NewBudgetBeside accepts with held.
+func minMemoryLimitBeside(held int64) int64 {
+	return ((minBudget()+memoryReserve+held)/9 + 1) * 10
+}
+
+// MinMemoryLimitFor is the smallest memory limit that holds a PeerCache of peerCacheMaxObjects
+// objects at its bound beside the reviews (0: no cache): what --peer-cache-max-objects asks of
+// --memory-limit.
+func MinMemoryLimitFor(peerCacheMaxObjects int) int64 {
+	return minMemoryLimitBeside(PeerCacheMemory(peerCacheMaxObjects))
+}
+
+// maxPeersFor is the most objects a PeerCache may hold beside the reviews within memoryLimit.
+func maxPeersFor(memoryLimit int64) int64 {
+	return max(GoMemoryLimit(memoryLimit)-memoryReserve-minBudget(), 0) / peerObjectCost
 }
 
 // Size is the number of bytes the budget holds.

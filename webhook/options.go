@@ -137,7 +137,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.CAOverlap, "ca-overlap", d.CAOverlap,
 		"how long the webhook configurations keep trusting a CA that cert-controller replaced")
 	fs.IntVar(&o.PeerCacheMaxObjects, "peer-cache-max-objects", d.PeerCacheMaxObjects,
-		"most KongSNIs and KongCertificates cached (list and watch) to compare admitted KongSNIs with (docs/unique.md; suggested: 50000); past it, or before the cache syncs, requests are admitted with a note; 0 turns the cache off")
+		"most KongSNIs and KongCertificates cached (list and watch) to compare admitted KongSNIs with (docs/unique.md; 4 KiB each is charged to the memory budget: 256Mi holds 18022); past it, or before the cache syncs, requests are admitted with a note; 0 turns the cache off")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", d.ShutdownDelay,
 		"time the server keeps serving after SIGTERM before it stops")
 	fs.DurationVar(&o.KumaRecheckInterval, "kuma-recheck-interval", d.KumaRecheckInterval,
@@ -182,6 +182,13 @@ func (o *Options) Validate() error {
 	}
 	if _, err := NewBudget(o.MemoryLimit); err != nil {
 		bad("memory-limit", "%v", err)
+	} else if o.PeerCacheMaxObjects < 0 {
+		bad("peer-cache-max-objects", "%d is negative", o.PeerCacheMaxObjects)
+	} else if _, err := NewBudgetBeside(o.MemoryLimit, PeerCacheMemory(o.PeerCacheMaxObjects)); err != nil {
+		// The cache's memory at its bound is charged to the budget (docs/limits.md).
+		bad("peer-cache-max-objects", "%d objects hold up to %d bytes (%d each), more than --memory-limit %s leaves beside the reviews: at most %d fit; raise --memory-limit by %d bytes per object or lower --peer-cache-max-objects",
+			o.PeerCacheMaxObjects, PeerCacheMemory(o.PeerCacheMaxObjects), peerObjectCost,
+			resource.NewQuantity(o.MemoryLimit, resource.BinarySI), maxPeersFor(o.MemoryLimit), peerObjectCost*10/9+1)
 	}
 	if o.CAOverlap <= 0 {
 		bad("ca-overlap", "%s is not positive", o.CAOverlap)

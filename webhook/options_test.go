@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,15 @@ func TestOptions(t *testing.T) {
 		{[]string{"--cert-dir="}, "--cert-dir: must not be empty"},
 		{[]string{"--cert-management=external", "--cert-secret-namespace="}, ""},
 		{[]string{"--tls-min-version=1.2", "--enable-http2", "--shutdown-delay=0"}, ""},
+		{[]string{"--peer-cache-max-objects=-1"}, "--peer-cache-max-objects: -1 is negative"},
+		// The cache's memory at its bound is charged to the budget: 256Mi holds maxPeersFor(256Mi).
+		{[]string{fmt.Sprintf("--peer-cache-max-objects=%d", maxPeersFor(DefaultMemoryLimit))}, ""},
+		{[]string{fmt.Sprintf("--peer-cache-max-objects=%d", maxPeersFor(DefaultMemoryLimit)+1)},
+			fmt.Sprintf("--peer-cache-max-objects: %d objects hold up to", maxPeersFor(DefaultMemoryLimit)+1)},
+		{[]string{"--peer-cache-max-objects=50000"}, fmt.Sprintf("more than --memory-limit 256Mi leaves beside the reviews: at most %d fit", maxPeersFor(DefaultMemoryLimit))},
+		{[]string{"--peer-cache-max-objects=50000", "--memory-limit=448Mi"}, ""},
+		// A limit too small for the reviews alone names --memory-limit, not the cache.
+		{[]string{"--peer-cache-max-objects=50000", "--memory-limit=100Mi"}, "--memory-limit: "},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -2,14 +2,18 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
@@ -116,4 +120,154 @@ func BenchmarkPeerCacheMemory(b *testing.B) {
 	b.ReportMetric(float64(cut)/n, "B/object")
 	b.ReportMetric(float64(whole)/n, "B/whole-object")
 	b.ReportMetric(float64(cut)/float64(whole), "cut/whole")
+}
+
+// peerOf returns a KongSNI or KongCertificate whose every kept field is at its bound, under labels,
+// annotations and a spec of extra bytes the cache must not keep.
+func peerOf(kind string, i, extra int) *unstructured.Unstructured {
+	long := func(c string, n int) string { return fmt.Sprintf("%s%d", strings.Repeat(c, n-8), 10000000+i) }
+	ref := map[string]any{"name": long("n", 253), "namespace": long("s", 253)}
+	spec := map[string]any{"tags": []any{strings.Repeat("t", extra/2)}}
+	if kind == "KongSNI" {
+		spec["name"], spec["certificateRef"] = long("h", 253), ref
+	} else {
+		spec["type"], spec["controlPlaneRef"] = "konnectNamespacedRef", map[string]any{"type": "konnectNamespacedRef", "konnectNamespacedRef": ref}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": rules.KongGroup + "/v1alpha1", "kind": kind, "spec": spec}}
+	u.SetNamespace(long("a", 63))
+	u.SetName(long("b", 253))
+	u.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i)))
+	u.SetResourceVersion(fmt.Sprint(1<<62 + i))
+	labels := map[string]string{}
+	for j := range extra / 256 {
+		labels[fmt.Sprintf("%s/k%d", strings.Repeat("p", 100), j)] = strings.Repeat("v", 63)
+	}
+	u.SetLabels(labels)
+	u.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("x", extra/4)})
+	return u
+}
+
+// held returns the heap n objects made by mk hold once cut and stored as the cache stores them,
+// index included. Each object is made, cut and stored in turn: only what the cache keeps stays.
+func held(t *testing.T, n int, mk func(i int) *unstructured.Unstructured) uint64 {
+	t.Helper()
+	p := fakePeerCache(t, 0)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		o := mk(i)
+		inf := p.certs
+		if o.GetKind() == "KongSNI" {
+			inf = p.snis
+		}
+		v, err := trimPeer(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.GetIndexer().Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(p)
+	return after.HeapAlloc - before.HeapAlloc
+}
+
+// measurePeersEnv is set in the process TestPeerCacheMemory runs itself in.
+const measurePeersEnv = "KRIGUARD_MEASURE_PEERS"
+
+// The cache holds at most peerObjectCost bytes per object whatever the objects' size: the worst
+// shape (every kept field at its bound, 64 KB of labels, annotations and spec besides, which are not
+// kept) holds no more than that, and twice as many objects hold twice as much.
+func TestPeerCacheMemory(t *testing.T) {
+	if os.Getenv(measurePeersEnv) == "" {
+		// Heap figures hold only in a process that runs nothing else: the test runs itself alone.
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPeerCacheMemory$", "-test.v")
+		cmd.Env = append(os.Environ(), measurePeersEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil {
+			t.Fatalf("the measurement failed: %v", err)
+		}
+		return
+	}
+	const n = 2000
+	for _, tc := range []struct {
+		name  string
+		extra int
+	}{
+		{"at the bounds", 0},
+		{"at the bounds, 64 KB besides", 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, kind := range []string{"KongSNI", "KongCertificate"} {
+				one := held(t, n, func(i int) *unstructured.Unstructured { return peerOf(kind, i, tc.extra) })
+				two := held(t, 2*n, func(i int) *unstructured.Unstructured { return peerOf(kind, i, tc.extra) })
+				per := float64(two) / (2 * n)
+				t.Logf("%s: %d objects hold %d bytes, %d hold %d: %.0f bytes each, ratio %.2f", kind, n, one, 2*n, two, per, float64(two)/float64(one))
+				if per > peerObjectCost {
+					t.Errorf("%s: %.0f bytes per object, more than peerObjectCost %d", kind, per, peerObjectCost)
+				}
+				if r := float64(two) / float64(one); r < 1.8 || r > 2.2 {
+					t.Errorf("%s: %d objects hold %.2f times what %d hold, want about 2", kind, 2*n, r, n)
+				}
+			}
+		})
+	}
+	// A long spec.name (Kong's CRD bounds none) is held as its digest: the same as a short one.
+	longName := held(t, n, func(i int) *unstructured.Unstructured {
+		o := peerOf("KongSNI", i, 0)
+		_ = unstructured.SetNestedField(o.Object, fmt.Sprint(i, strings.Repeat("h", 64<<10)), "spec", "name")
+		return o
+	})
+	if per := longName / n; per > peerObjectCost {
+		t.Errorf("KongSNIs with a 64 KiB spec.name: %d bytes each, more than peerObjectCost %d", per, peerObjectCost)
+	}
+}
+
+// A spec.name longer than the longest DNS name is cached as its digest, found by it and given back
+// whole; a reference larger than maxPeerField is not kept.
+func TestPeerCacheLongFields(t *testing.T) {
+	ctx := t.Context()
+	long := strings.Repeat("h", 1000)
+	other := strings.Repeat("h", 999) + "i"
+	cp := map[string]any{"type": "konnectNamespacedRef", "konnectNamespacedRef": map[string]any{"name": "cp"}}
+	p := fakePeerCache(t, 0,
+		peerObject("KongSNI", "default", "a", map[string]any{"name": long, "certificateRef": map[string]any{"name": "c"}}),
+		peerObject("KongSNI", "default", "b", map[string]any{"name": long, "certificateRef": map[string]any{"name": "c"}}),
+		peerObject("KongSNI", "default", "big", map[string]any{"name": "big.example.com", "certificateRef": map[string]any{"name": strings.Repeat("c", 2000)}}),
+		peerObject("KongCertificate", "default", "c", map[string]any{"type": "secretRef", "controlPlaneRef": cp}),
+	)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = p.Start(runCtx) }()
+	if !cache.WaitForCacheSync(ctx.Done(), p.snis.HasSynced, p.certs.HasSynced) {
+		t.Fatal("the cache did not sync")
+	}
+	for _, o := range p.snis.GetStore().List() {
+		if b, _ := json.Marshal(o); len(b) > 2*maxPeerField {
+			t.Errorf("a cached KongSNI holds %d bytes: %.200s…", len(b), b)
+		}
+	}
+	snis, err := p.KongSNIs(ctx, long)
+	if err != nil || len(snis) != 2 {
+		t.Fatalf("KongSNIs(long) = %d objects, %v; want a and b", len(snis), err)
+	}
+	for _, b := range snis {
+		var o struct {
+			Spec struct{ Name string } `json:"spec"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil || o.Spec.Name != long || strings.Contains(string(b), sniDigestKey) {
+			t.Errorf("KongSNIs(long) gave %.120s…: want its spec.name whole, no digest", b)
+		}
+	}
+	if snis, err := p.KongSNIs(ctx, other); err != nil || len(snis) != 0 {
+		t.Errorf("KongSNIs(another long name) = %d objects, %v; want none", len(snis), err)
+	}
+	big, err := p.KongSNIs(ctx, "big.example.com")
+	if err != nil || len(big) != 1 || strings.Contains(string(big[0]), "certificateRef") {
+		t.Errorf("KongSNIs(big.example.com) = %s, %v; want the KongSNI without its oversized certificateRef", big, err)
+	}
 }

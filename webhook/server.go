@@ -77,7 +77,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	if !conf.Auto() {
 		log.Info("judging against the configured Kuma release", "kumaRelease", conf.Release().String())
 	}
-	budget, err := NewBudget(o.MemoryLimit)
+	budget, err := NewBudgetBeside(o.MemoryLimit, PeerCacheMemory(o.PeerCacheMaxObjects))
 	if err != nil {
 		return nil, fmt.Errorf("memory budget: %w", err)
 	}

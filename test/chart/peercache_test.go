@@ -2,10 +2,14 @@ package chart
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -110,5 +114,42 @@ func TestPeerCacheRBAC(t *testing.T) {
 				t.Fatalf("the peer cache did not see a KongSNI created after it synced (%d found, %v)", len(got), last)
 			}
 		})
+	}
+}
+
+// The chart refuses a webhook.peerCache.maxObjects that resources.limits.memory cannot hold beside
+// the reviews, at the bound the webhook itself computes (webhook.MinMemoryLimitFor), naming both
+// values; a limit the chart cannot read (0.5Gi) is left to the webhook, which refuses it at start
+// naming --peer-cache-max-objects.
+func TestPeerCacheMemoryLimit(t *testing.T) {
+	for _, limit := range []string{"256Mi", "512Mi", "1Gi", "600M"} {
+		q := resource.MustParse(limit)
+		bytes := q.Value()
+		// The most objects the limit holds.
+		n := sort.Search(1<<24, func(n int) bool { return webhook.MinMemoryLimitFor(n) > bytes }) - 1
+		if n <= 0 {
+			t.Fatalf("%s holds no peer cache", limit)
+		}
+		for _, tc := range []struct {
+			objects int
+			ok      bool
+		}{{n, true}, {n + 1, false}} {
+			values := fmt.Sprintf("webhook: {peerCache: {maxObjects: %d}}\nresources: {limits: {memory: %s}}\n", tc.objects, limit)
+			_, err := helm(t, "", templateArgs(t, "x", releaseNamespace, values)...)
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("%s, %d objects: %v", limit, tc.objects, err)
+			case !tc.ok && (err == nil || !strings.Contains(err.Error(), fmt.Sprintf("webhook.peerCache.maxObjects: %d objects", tc.objects)) || !strings.Contains(err.Error(), "not "+limit)):
+				t.Errorf("%s, %d objects: %v, want an error naming webhook.peerCache.maxObjects and the limit", limit, tc.objects, err)
+			}
+			o := webhook.NewOptions()
+			o.CertManagement, o.MemoryLimit, o.PeerCacheMaxObjects = webhook.CertManagementExternal, bytes, tc.objects
+			if err := o.Validate(); tc.ok != (err == nil) {
+				t.Errorf("%s, %d objects: the webhook's Validate = %v, the chart's ok = %t", limit, tc.objects, err, tc.ok)
+			}
+		}
+	}
+	if _, err := helm(t, "", templateArgs(t, "x", releaseNamespace, "webhook: {peerCache: {maxObjects: 50000}}\nresources: {limits: {memory: 0.25Gi}}\n")...); err != nil {
+		t.Errorf("a limit of 0.25Gi, left to the webhook: %v", err)
 	}
 }

@@ -95,6 +95,8 @@ resources:
 	{name: "peer cache", values: `
 webhook:
   peerCache: {maxObjects: 50000}
+resources:
+  limits: {memory: 448Mi}
 `},
 	{name: "peer cache with cert-manager, pinned", values: `
 certManager:

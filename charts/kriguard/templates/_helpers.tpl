@@ -215,6 +215,7 @@ matchExpressions:
 {{- if eq (int .Values.webhook.port) (int .Values.webhook.healthPort) -}}
 {{- fail "webhook.healthPort must differ from webhook.port" -}}
 {{- end -}}
+{{- include "kriguard.validatePeerCacheMemory" . -}}
 {{- end -}}
 
 {{/* A list of strings as a CEL list literal of single-quoted strings, as admissionpolicy writes them. */}}
@@ -239,4 +240,25 @@ matchExpressions:
 {{/* "true" when the webhook caches KongSNIs and KongCertificates (webhook.peerCache.maxObjects > 0). */}}
 {{- define "kriguard.peerCache" -}}
 {{- gt (int ((.Values.webhook.peerCache | default dict).maxObjects | default 0)) 0 -}}
+{{- end -}}
+
+{{/*
+Fails when resources.limits.memory cannot hold the peer cache at its bound beside the reviews: the webhook
+charges webhook.peerCache.maxObjects × 4096 bytes (webhook.PeerCacheMemory) to its memory budget and would
+refuse to start (docs/limits.md). The formula is webhook.MinMemoryLimitFor's, held equal by test/chart's
+TestPeerCacheMemoryLimit; a limit written otherwise than an integer and a binary or decimal suffix (0.5Gi) is
+left to the webhook, which names --peer-cache-max-objects.
+*/}}
+{{- define "kriguard.validatePeerCacheMemory" -}}
+{{- $peers := int64 ((.Values.webhook.peerCache | default dict).maxObjects | default 0) -}}
+{{- $mem := toString (dig "limits" "memory" "" .Values.resources) -}}
+{{- if and (gt $peers 0) (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $mem) -}}
+{{- $num := regexReplaceAll "[^0-9].*$" $mem "" | int64 -}}
+{{- $units := dict "" 1 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 -}}
+{{- $bytes := mul $num (get $units (regexReplaceAll "^[0-9]+" $mem "")) -}}
+{{- $need := mul (add (div (add 167772176 (mul $peers 4096)) 9) 1) 10 -}}
+{{- if lt $bytes $need -}}
+{{- fail (printf "webhook.peerCache.maxObjects: %d objects, up to 4096 bytes each, need resources.limits.memory of at least %dMi beside the reviews, not %s (docs/limits.md)" $peers (add (div (sub $need 1) 1048576) 1) $mem) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
