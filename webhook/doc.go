@@ -17,7 +17,8 @@
 //
 //   - PeerCache (--peer-cache-max-objects) is the bounded, indexed cache of KongSNIs and
 //     KongCertificates the validator compares an admitted KongSNI with (rules.Peers); cold,
-//     unreachable or over its bound it never denies (docs/unique.md).
+//     unreachable or over its bound it never denies (docs/unique.md); its memory at its bound,
+//     PeerCacheMemory, is taken from the Budget (docs/limits.md).
 //
 // Each kind is enforced with deny (the default), warn (admitted with admission warnings) or
 // dryrun (admitted, only logged and counted). Requester overrides (rules.Config.Requesters) replace a

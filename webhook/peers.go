@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -56,14 +58,35 @@ func PeerCacheMemory(maxObjects int) int64 { return int64(max(maxObjects, 0)) * 
 // an admitted object with (rules.Peers): KongSNIs, indexed by spec.name, and KongCertificates, each
 // cut to the fields the rules read. It never makes a request wait: until it has synced, when the
 // API server cannot be reached, or once it holds more than its bound, it answers with an error
-// wrapping rules.ErrPeersUnknown, and the request is admitted with a note that says why.
+// wrapping rules.ErrPeersUnknown, and the request is admitted with a note that says why. Past its
+// bound it lets go of what it holds, so that its memory stays within PeerCacheMemory, and lists
+// again after PeerCacheRetry.
 type PeerCache struct {
-	snis, certs cache.SharedIndexInformer
+	newFactory func() dynamicinformer.DynamicSharedInformerFactory
+	// count returns the number of peers the cluster holds, when it can tell cheaply (nil: never).
+	count func(ctx context.Context) (n int64, known bool)
+	max   int
+	retry time.Duration
+	// cur is what the cache holds now; nil while it holds nothing (not started, or past its bound).
+	cur atomic.Pointer[peerInformers]
+	// over is the number of objects last seen past the bound, 0 when the bound holds.
+	over atomic.Int64
+}
+
+// peerInformers are the informers of one listing: from a start to the end of the run, or to the
+// bound.
+type peerInformers struct {
 	factory     dynamicinformer.DynamicSharedInformerFactory
-	max         int
+	snis, certs cache.SharedIndexInformer
 	// size counts the objects held, by the informers' own events.
 	size atomic.Int64
+	// full is closed when size passes the bound.
+	full     chan struct{}
+	fullOnce sync.Once
 }
+
+// PeerCacheRetry is how long a PeerCache past its bound holds nothing before it lists again.
+const PeerCacheRetry = 10 * time.Minute
 
 var _ rules.Peers = (*PeerCache)(nil)
 
@@ -74,32 +97,76 @@ func NewPeerCache(cfg *rest.Config, max int) (*PeerCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the peer cache's client: %w", err)
 	}
-	return newPeerCache(dynamicinformer.NewDynamicSharedInformerFactory(dc, 10*time.Hour), max)
+	p, err := newPeerCache(func() dynamicinformer.DynamicSharedInformerFactory {
+		return dynamicinformer.NewDynamicSharedInformerFactory(dc, 10*time.Hour)
+	}, max, PeerCacheRetry)
+	if err != nil {
+		return nil, err
+	}
+	p.count = func(ctx context.Context) (int64, bool) { return countPeers(ctx, dc) }
+	return p, nil
 }
 
-func newPeerCache(f dynamicinformer.DynamicSharedInformerFactory, max int) (*PeerCache, error) {
+// countPeers returns the number of KongSNIs and KongCertificates from one list of one object of
+// each (remainingItemCount), so that a cluster past the bound is known before anything is listed
+// in full: an informer's first list holds every object whole at once. known is false when the API
+// server does not say.
+func countPeers(ctx context.Context, dc dynamic.Interface) (n int64, known bool) {
+	for _, gvr := range []schema.GroupVersionResource{kongSNIs, kongCertificates} {
+		l, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return 0, false
+		}
+		n += int64(len(l.Items))
+		if l.GetContinue() != "" {
+			r := l.GetRemainingItemCount()
+			if r == nil {
+				return 0, false
+			}
+			n += *r
+		}
+	}
+	return n, true
+}
+
+func newPeerCache(newFactory func() dynamicinformer.DynamicSharedInformerFactory, max int, retry time.Duration) (*PeerCache, error) {
 	if max <= 0 {
 		max = DefaultMaxPeers
 	}
-	p := &PeerCache{factory: f, max: max, snis: f.ForResource(kongSNIs).Informer(), certs: f.ForResource(kongCertificates).Informer()}
-	for _, inf := range []cache.SharedIndexInformer{p.snis, p.certs} {
+	p := &PeerCache{newFactory: newFactory, max: max, retry: retry}
+	// What it would hold is set up once now, so that a wrong set-up is an error at start.
+	if _, err := p.informers(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// informers returns new informers of the peers, not started.
+func (p *PeerCache) informers() (*peerInformers, error) {
+	f := p.newFactory()
+	g := &peerInformers{factory: f, snis: f.ForResource(kongSNIs).Informer(), certs: f.ForResource(kongCertificates).Informer(), full: make(chan struct{})}
+	for _, inf := range []cache.SharedIndexInformer{g.snis, g.certs} {
 		if err := inf.SetTransform(trimPeer); err != nil {
 			return nil, fmt.Errorf("setting up the peer cache: %w", err)
 		}
 	}
 	counter := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { p.size.Add(1) },
-		DeleteFunc: func(any) { p.size.Add(-1) },
+		AddFunc: func(any) {
+			if g.size.Add(1) > int64(p.max) {
+				g.fullOnce.Do(func() { close(g.full) })
+			}
+		},
+		DeleteFunc: func(any) { g.size.Add(-1) },
 	}
-	for _, inf := range []cache.SharedIndexInformer{p.snis, p.certs} {
+	for _, inf := range []cache.SharedIndexInformer{g.snis, g.certs} {
 		if _, err := inf.AddEventHandler(counter); err != nil {
 			return nil, fmt.Errorf("setting up the peer cache: %w", err)
 		}
 	}
-	if err := p.snis.AddIndexers(cache.Indexers{sniIndex: indexSNI}); err != nil {
+	if err := g.snis.AddIndexers(cache.Indexers{sniIndex: indexSNI}); err != nil {
 		return nil, fmt.Errorf("setting up the peer cache: %w", err)
 	}
-	return p, nil
+	return g, nil
 }
 
 // peerFields are the fields the rules across objects read of a peer besides spec.name; the cache
@@ -188,34 +255,75 @@ func peerFieldSize(v any, limit int) int {
 	return n
 }
 
-// Start runs the informers until ctx is done (manager.Runnable).
+// Start runs the informers until ctx is done (manager.Runnable). When they hold more than the
+// bound, it stops them and lets go of what they hold, and lists again after the retry interval.
 func (p *PeerCache) Start(ctx context.Context) error {
-	p.factory.Start(ctx.Done())
-	<-ctx.Done()
-	p.factory.Shutdown()
-	return nil
+	for {
+		if p.count != nil {
+			if n, known := p.count(ctx); known && n > int64(p.max) {
+				p.over.Store(n)
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(p.retry):
+				}
+				continue
+			}
+		}
+		g, err := p.informers()
+		if err != nil {
+			return err
+		}
+		gctx, stop := context.WithCancel(ctx)
+		g.factory.Start(gctx.Done())
+		p.cur.Store(g)
+		select {
+		case <-ctx.Done():
+		case <-g.full:
+		}
+		p.cur.Store(nil)
+		stop()
+		g.factory.Shutdown()
+		if ctx.Err() != nil {
+			return nil
+		}
+		p.over.Store(g.size.Load())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(p.retry):
+		}
+	}
 }
 
 // NeedLeaderElection is false: every replica answers admissions.
 func (p *PeerCache) NeedLeaderElection() bool { return false }
 
-// ready says why the cache cannot answer, nil when it can.
-func (p *PeerCache) ready() error {
-	if !p.snis.HasSynced() || !p.certs.HasSynced() {
-		return fmt.Errorf("%w: the cache of KongSNIs and KongCertificates has not synced (starting, the API server unreachable, or no list and watch on them)", rules.ErrPeersUnknown)
+// ready returns what the cache holds, or why it cannot answer.
+func (p *PeerCache) ready() (*peerInformers, error) {
+	g := p.cur.Load()
+	if n := p.over.Load(); n > 0 && (g == nil || !g.synced()) {
+		return nil, fmt.Errorf("%w: the cluster holds more than %d KongSNIs and KongCertificates, the cache's bound (%d seen): it holds none, and lists them again every %s", rules.ErrPeersUnknown, p.max, n, p.retry)
 	}
-	if n := p.size.Load(); n > int64(p.max) {
-		return fmt.Errorf("%w: the cache holds %d KongSNIs and KongCertificates, more than its bound of %d", rules.ErrPeersUnknown, n, p.max)
+	if g == nil || !g.synced() {
+		return nil, fmt.Errorf("%w: the cache of KongSNIs and KongCertificates has not synced (starting, the API server unreachable, or no list and watch on them)", rules.ErrPeersUnknown)
 	}
-	return nil
+	if n := g.size.Load(); n > int64(p.max) {
+		return nil, fmt.Errorf("%w: the cache holds %d KongSNIs and KongCertificates, more than its bound of %d", rules.ErrPeersUnknown, n, p.max)
+	}
+	p.over.Store(0)
+	return g, nil
 }
+
+func (g *peerInformers) synced() bool { return g.snis.HasSynced() && g.certs.HasSynced() }
 
 // KongSNIs returns the cached KongSNIs of spec.name sni.
 func (p *PeerCache) KongSNIs(_ context.Context, sni string) ([][]byte, error) {
-	if err := p.ready(); err != nil {
+	g, err := p.ready()
+	if err != nil {
 		return nil, err
 	}
-	objs, err := p.snis.GetIndexer().ByIndex(sniIndex, sniKey(sni))
+	objs, err := g.snis.GetIndexer().ByIndex(sniIndex, sniKey(sni))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", rules.ErrPeersUnknown, err)
 	}
@@ -242,10 +350,11 @@ func (p *PeerCache) KongSNIs(_ context.Context, sni string) ([][]byte, error) {
 
 // KongCertificate returns the cached KongCertificate namespace/name, nil when there is none.
 func (p *PeerCache) KongCertificate(_ context.Context, namespace, name string) ([]byte, error) {
-	if err := p.ready(); err != nil {
+	g, err := p.ready()
+	if err != nil {
 		return nil, err
 	}
-	o, ok, err := p.certs.GetIndexer().GetByKey(namespace + "/" + name)
+	o, ok, err := g.certs.GetIndexer().GetByKey(namespace + "/" + name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", rules.ErrPeersUnknown, err)
 	}

@@ -9,11 +9,15 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
@@ -34,14 +38,43 @@ func peerObject(kind, ns, name string, spec map[string]any) *unstructured.Unstru
 
 func fakePeerCache(t testing.TB, max int, objs ...kruntime.Object) *PeerCache {
 	t.Helper()
+	p, _ := fakePeerCacheClient(t, max, objs...)
+	return p
+}
+
+// fakePeerCacheClient returns a PeerCache of a fake cluster holding objs, which lists again 50 ms
+// after it passed its bound, and the fake cluster's client. It counts no objects before listing.
+func fakePeerCacheClient(t testing.TB, max int, objs ...kruntime.Object) (*PeerCache, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
 	s := kruntime.NewScheme()
 	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(s, map[schema.GroupVersionResource]string{
 		kongSNIs: "KongSNIList", kongCertificates: "KongCertificateList"}, objs...)
-	p, err := newPeerCache(dynamicinformer.NewDynamicSharedInformerFactory(dc, 0), max)
+	p, err := newPeerCache(func() dynamicinformer.DynamicSharedInformerFactory {
+		return dynamicinformer.NewDynamicSharedInformerFactory(dc, 0)
+	}, max, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return p, dc
+}
+
+// startPeers runs p until the test ends and waits until it has synced.
+func startPeers(t *testing.T, p *PeerCache) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { _ = p.Start(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitPeers(t, "synced", func() bool { g := p.cur.Load(); return g != nil && g.synced() })
+}
+
+func waitPeers(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	}); err != nil {
+		t.Fatalf("the peer cache: not %s: %v", what, err)
+	}
 }
 
 // The cache answers from the synced informers, by spec.name, with objects cut to what the rules
@@ -58,12 +91,7 @@ func TestPeerCache(t *testing.T) {
 	if _, err := p.KongSNIs(ctx, "*"); !errors.Is(err, rules.ErrPeersUnknown) {
 		t.Errorf("cold cache: error %v, want ErrPeersUnknown", err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { _ = p.Start(runCtx) }()
-	if !cache.WaitForCacheSync(ctx.Done(), p.snis.HasSynced, p.certs.HasSynced) {
-		t.Fatal("the cache did not sync")
-	}
+	startPeers(t, p)
 	snis, err := p.KongSNIs(ctx, "*")
 	if err != nil || len(snis) != 1 || !strings.Contains(string(snis[0]), `"name":"a"`) {
 		t.Fatalf("KongSNIs(*) = %s, %v; want KongSNI a", snis, err)
@@ -78,9 +106,50 @@ func TestPeerCache(t *testing.T) {
 	if c, err := p.KongCertificate(ctx, "default", "none"); c != nil || err != nil {
 		t.Errorf("a missing certificate: %s, %v; want nil, nil", c, err)
 	}
-	p.max = 2
-	if _, err := p.KongSNIs(ctx, "*"); !errors.Is(err, rules.ErrPeersUnknown) || !strings.Contains(err.Error(), "bound of 2") {
-		t.Errorf("over its bound: error %v, want ErrPeersUnknown naming the bound", err)
+}
+
+// Past its bound the cache holds nothing, answers ErrPeersUnknown naming the bound, and lists again
+// after its retry interval: once the cluster is back within the bound, it answers again. A cluster
+// it can count before listing is not listed at all.
+func TestPeerCacheOverBound(t *testing.T) {
+	ctx := t.Context()
+	objs := []kruntime.Object{
+		peerObject("KongSNI", "default", "a", map[string]any{"name": "*", "certificateRef": map[string]any{"name": "c"}}),
+		peerObject("KongSNI", "default", "b", map[string]any{"name": "*", "certificateRef": map[string]any{"name": "c"}}),
+		peerObject("KongCertificate", "default", "c", map[string]any{"type": "secretRef"}),
+	}
+	for _, counted := range []bool{false, true} {
+		t.Run(fmt.Sprint("counted: ", counted), func(t *testing.T) {
+			p, dc := fakePeerCacheClient(t, 2, objs...)
+			var listings atomic.Int64 // informers started
+			newFactory := p.newFactory
+			p.newFactory = func() dynamicinformer.DynamicSharedInformerFactory { listings.Add(1); return newFactory() }
+			if counted {
+				p.count = func(ctx context.Context) (int64, bool) { return countPeers(ctx, dc) }
+			}
+			runCtx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() { _ = p.Start(runCtx); close(done) }()
+			defer func() { cancel(); <-done }()
+			waitPeers(t, "past its bound", func() bool { return p.over.Load() > 2 })
+			_, err := p.KongSNIs(ctx, "*")
+			if !errors.Is(err, rules.ErrPeersUnknown) || !strings.Contains(err.Error(), "more than 2 KongSNIs and KongCertificates, the cache's bound (3 seen): it holds none") {
+				t.Errorf("past its bound: error %v, want ErrPeersUnknown naming the bound", err)
+			}
+			if g := p.cur.Load(); g != nil && g.synced() && g.size.Load() > 2 {
+				t.Errorf("past its bound, the cache still holds %d objects", g.size.Load())
+			}
+			if n := listings.Load(); counted && n > 0 {
+				t.Errorf("a cluster counted past the bound: informers started %d times, want none", n)
+			}
+			if err := dc.Resource(kongSNIs).Namespace("default").Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			waitPeers(t, "answering again", func() bool { _, err := p.KongSNIs(ctx, "*"); return err == nil })
+			if snis, err := p.KongSNIs(ctx, "*"); err != nil || len(snis) != 1 {
+				t.Errorf("within its bound again: %d KongSNIs, %v; want a", len(snis), err)
+			}
+		})
 	}
 }
 
@@ -151,15 +220,18 @@ func peerOf(kind string, i, extra int) *unstructured.Unstructured {
 // index included. Each object is made, cut and stored in turn: only what the cache keeps stays.
 func held(t *testing.T, n int, mk func(i int) *unstructured.Unstructured) uint64 {
 	t.Helper()
-	p := fakePeerCache(t, 0)
+	g, err := fakePeerCache(t, 0).informers()
+	if err != nil {
+		t.Fatal(err)
+	}
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := range n {
 		o := mk(i)
-		inf := p.certs
+		inf := g.certs
 		if o.GetKind() == "KongSNI" {
-			inf = p.snis
+			inf = g.snis
 		}
 		v, err := trimPeer(o)
 		if err != nil {
@@ -171,7 +243,7 @@ func held(t *testing.T, n int, mk func(i int) *unstructured.Unstructured) uint64
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(p)
+	runtime.KeepAlive(g)
 	return after.HeapAlloc - before.HeapAlloc
 }
 
@@ -240,13 +312,8 @@ func TestPeerCacheLongFields(t *testing.T) {
 		peerObject("KongSNI", "default", "big", map[string]any{"name": "big.example.com", "certificateRef": map[string]any{"name": strings.Repeat("c", 2000)}}),
 		peerObject("KongCertificate", "default", "c", map[string]any{"type": "secretRef", "controlPlaneRef": cp}),
 	)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { _ = p.Start(runCtx) }()
-	if !cache.WaitForCacheSync(ctx.Done(), p.snis.HasSynced, p.certs.HasSynced) {
-		t.Fatal("the cache did not sync")
-	}
-	for _, o := range p.snis.GetStore().List() {
+	startPeers(t, p)
+	for _, o := range p.cur.Load().snis.GetStore().List() {
 		if b, _ := json.Marshal(o); len(b) > 2*maxPeerField {
 			t.Errorf("a cached KongSNI holds %d bytes: %.200s…", len(b), b)
 		}
