@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kriguard/kriguard/internal/testenv"
@@ -60,6 +61,44 @@ func TestNewManager(t *testing.T) {
 	env := testenv.StartForTest(t, testenv.Options{})
 	t.Run("cert-controller", func(t *testing.T) { testCertController(t, env) })
 	t.Run("external", func(t *testing.T) { testExternalCerts(t, env) })
+	t.Run("peer count", func(t *testing.T) { testPeerCount(t, env) })
+}
+
+// testPeerCount: a real API server gives the count of KongSNIs and KongCertificates from a list of
+// one object each (remainingItemCount), so that a PeerCache over its bound lists nothing whole.
+func testPeerCount(t *testing.T, env *testenv.Env) {
+	ctx := t.Context()
+	ns := env.NewNamespace(t)
+	for _, kind := range []string{"KongSNI", "KongSNI", "KongCertificate", "KongCertificate", "KongCertificate"} {
+		k, ok := env.Kind(rules.KongGroup, kind)
+		if !ok {
+			t.Fatalf("no %s served", kind)
+		}
+		o := testenv.NewObject(k, ns, "")
+		o.SetGenerateName("peer-")
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+	}
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, known := countPeers(ctx, dc); !known || n != 5 {
+		t.Fatalf("countPeers = %d, %t; want 5, known", n, known)
+	}
+	p, err := NewPeerCache(env.Config, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = p.Start(runCtx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitPeers(t, "past its bound", func() bool { return p.over.Load() == 5 })
+	if p.cur.Load() != nil {
+		t.Error("a cluster counted past the bound was listed")
+	}
 }
 
 func testCertController(t *testing.T, env *testenv.Env) {
