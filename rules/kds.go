@@ -112,6 +112,32 @@ func copyName(kind, mesh, name, zone, namespace string) (string, bool) {
 	return hashsuffix.Name(mesh, name, zone, namespace), true
 }
 
+// copyHashed returns the display name and the namespace Kuma's KDS hashes into the copy name of obj,
+// a Kubernetes object, as rel stores it (docs/kds.md): the display name its resource adapter reads
+// after its defaulting webhook (naming.Release.ValidatedName: in 2.14 a kuma.io/display-name
+// annotation, <name>.<namespace> when it is empty), and the k8s.kuma.io/namespace label, which
+// that webhook sets only when it is absent (pkg/core/resources/labels/compute.go setIfNotExist),
+// so a label the user wrote is hashed instead of the namespace.
+func copyHashed(rel naming.Release, obj *admitted) (name, namespace string) {
+	namespace, ok := obj.labels[labelNamespace]
+	if !ok {
+		namespace = obj.namespace
+	}
+	return rel.ValidatedName(obj), namespace
+}
+
+// kdsCopy returns the name of the KDS copy of obj, of kind with the KRI kri, on its receiver; false
+// for a kind that keeps its name. Both directions hash the zone and namespace labels the object
+// has (a zone's own zone label is its zone's name: KDS sets it); a Universal name is hashed as
+// written, with no namespace but its label's.
+func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal bool) (string, bool) {
+	name, namespace := copyHashed(c.release, obj)
+	if universal {
+		name = obj.name
+	}
+	return copyName(kind, kri.Mesh, name, obj.labels[naming.LabelZone], namespace)
+}
+
 // kdsFindings checks what KDS makes of obj, of kind g.gk.Kind with the KRI kri, under the
 // configured mode: a copy a Kubernetes receiver cannot store (kuma/kds-copy), and a zone object
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
@@ -123,14 +149,10 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 		// A standalone zone syncs nothing; a copy from global is Kuma's own.
 		return errs, notes
 	}
-	// The copy name is the same whichever way it goes but for the hash; one direction is shown.
 	var copy string
 	var ok bool
-	switch {
-	case toGlobal:
-		copy, ok = copyName(kind, kri.Mesh, obj.name, obj.labels[naming.LabelZone], obj.namespace)
-	case toZones:
-		copy, ok = copyName(kind, kri.Mesh, obj.name, "", obj.namespace)
+	if toGlobal || toZones {
+		copy, ok = c.kdsCopy(kind, obj, kri, universal)
 	}
 	// A Kubernetes name that is itself no DNS-1123 subdomain is refused by the API server before
 	// any copy; a Universal one is stored as written, and its copy is what a Kubernetes receiver

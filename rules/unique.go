@@ -233,7 +233,8 @@ func (u *Unique) addKumaObject(zone string, gk schema.GroupKind, obj *admitted) 
 	}
 	kri, _ := u.c.registry.ForObject(obj, gk.Kind)
 	e.obj = objectOf(gk, obj)
-	e.orig = kdsOrigin{kri.Mesh, obj.name, e.zone, obj.namespace}
+	name, namespace := copyHashed(u.c.release, obj)
+	e.orig = kdsOrigin{kri.Mesh, name, e.zone, namespace}
 	e.name = namePath
 	return u.addCopy(e), nil
 }
