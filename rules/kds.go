@@ -163,7 +163,12 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
 		}
 		if probs := hashsuffix.CopyProblems(copy, labels); len(probs) > 0 {
-			e := field.Invalid(namePath, obj.name, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
+			// The copy is named after the display name: point at the annotation that gave it.
+			at, value := namePath, obj.name
+			if dn := c.release.ValidatedName(obj); !universal && dn != obj.name {
+				at, value = naming.AnnotationPath(naming.AnnotationDisplayName), obj.annotations[naming.AnnotationDisplayName]
+			}
+			e := field.Invalid(at, value, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
 			e.Origin = string(RuleKDSCopy)
 			if c.multizone() {
 				errs = append(errs, e)
