@@ -255,6 +255,7 @@ type state struct {
 
 	memo    map[memoKey][]tmpl
 	fmemo   map[memoKey][]target
+	cmemo   map[memoKey][]string // concrete, made on first use
 	busy    map[memoKey]bool
 	depth   int
 	res     map[resultKey][]tmpl
@@ -271,16 +272,17 @@ type state struct {
 	globalStores map[*ssa.Global][]valueAt
 	escaped      map[*ssa.Global]bool
 
-	fieldSinks map[*types.Var]Sink
-	paramSinks map[*ssa.Function]map[int]Sink
-	impParams  map[*types.Func]*sinkParamsFact
-	impFields  map[*types.Var]*sinkFieldFact
-	impResults map[*types.Func][]tmpl
-	sites      []*site
-	pkgs       map[string]*types.Package // every package imported, made on first use
-	foreign    map[*types.Var]Sink       // sink fields of other packages, made on first use
-	altStat    *bool                     // altStatNamesSet, made on first use
-	fwd        map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
+	fieldSinks  map[*types.Var]Sink
+	paramSinks  map[*ssa.Function]map[int]Sink
+	methodSinks map[*ssa.Function]map[methodParam]Sink
+	impParams   map[*types.Func]*sinkParamsFact
+	impFields   map[*types.Var]*sinkFieldFact
+	impResults  map[*types.Func][]tmpl
+	sites       []*site
+	pkgs        map[string]*types.Package // every package imported, made on first use
+	foreign     map[*types.Var]Sink       // sink fields of other packages, made on first use
+	altStat     *bool                     // altStatNamesSet, made on first use
+	fwd         map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {
@@ -288,20 +290,21 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		return nil, nil
 	}
 	st := &state{
-		pass:       pass,
-		cfg:        cfg,
-		memo:       map[memoKey][]tmpl{},
-		fmemo:      map[memoKey][]target{},
-		busy:       map[memoKey]bool{},
-		res:        map[resultKey][]tmpl{},
-		resBusy:    map[resultKey]bool{},
-		cands:      map[candKey][]tmpl{},
-		impls:      map[string][]target{},
-		fieldSinks: map[*types.Var]Sink{},
-		paramSinks: map[*ssa.Function]map[int]Sink{},
-		impParams:  map[*types.Func]*sinkParamsFact{},
-		impFields:  map[*types.Var]*sinkFieldFact{},
-		impResults: map[*types.Func][]tmpl{},
+		pass:        pass,
+		cfg:         cfg,
+		memo:        map[memoKey][]tmpl{},
+		fmemo:       map[memoKey][]target{},
+		busy:        map[memoKey]bool{},
+		res:         map[resultKey][]tmpl{},
+		resBusy:     map[resultKey]bool{},
+		cands:       map[candKey][]tmpl{},
+		impls:       map[string][]target{},
+		fieldSinks:  map[*types.Var]Sink{},
+		paramSinks:  map[*ssa.Function]map[int]Sink{},
+		methodSinks: map[*ssa.Function]map[methodParam]Sink{},
+		impParams:   map[*types.Func]*sinkParamsFact{},
+		impFields:   map[*types.Var]*sinkFieldFact{},
+		impResults:  map[*types.Func][]tmpl{},
 	}
 	relevant := st.relevant()
 	if !relevant && !st.summarizable() {

@@ -64,10 +64,13 @@ type sinkParamsFact struct {
 	Params []ParamSink
 }
 
-// ParamSink is one sink parameter (the receiver is not counted).
+// ParamSink is one sink parameter (the receiver is not counted): the parameter itself, or, when
+// Method is set, the result of calling that method (no arguments, a string result) on it — an
+// interface value whose implementations the function cannot see, whose callers may.
 type ParamSink struct {
-	Index int
-	Sink  Sink
+	Index  int
+	Method string
+	Sink   Sink
 }
 
 func (*sinkParamsFact) AFact() {}
@@ -78,6 +81,9 @@ func (f *sinkParamsFact) String() string {
 	for _, p := range f.Params {
 		b.WriteString(" ")
 		b.WriteString(strconv.Itoa(p.Index))
+		if p.Method != "" {
+			b.WriteString("." + p.Method + "()")
+		}
 		b.WriteString("->")
 		b.WriteString(p.Sink.Field)
 	}
@@ -133,6 +139,10 @@ const (
 	partField
 	// partFree is the value of a free variable of a closure; it only lives inside one package.
 	partFree
+	// partMethod is the result of a method (part.method, no arguments) called on parameter Param, an
+	// interface value none of whose implementations the package sees; it only lives inside one
+	// package, and spreads a sink back as a ParamSink with a Method.
+	partMethod
 )
 
 // Part is one piece of a Shape.

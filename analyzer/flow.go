@@ -37,6 +37,7 @@ type target struct {
 	binds  [][]tmpl      // … and what its free variables hold, when known
 	obj    *types.Func   // an imported function, known by its facts
 	shapes []tmpl        // an imported closure: the shapes of its result (PartParam: its parameters)
+	recv   string        // a forwarded implementation: its receiver's named type (typeKey)
 }
 
 // eval returns what is known of the string value v of function fn.
@@ -518,7 +519,7 @@ func fullArgs(c *ssa.CallCommon) []ssa.Value {
 // callees returns the functions a call may run.
 func (st *state) callees(fn *ssa.Function, c *ssa.CallCommon) []target {
 	if c.IsInvoke() {
-		return st.implementations(c.Method, c.Value.Type())
+		return st.narrow(fn, c.Value, st.implementations(c.Method, c.Value.Type()))
 	}
 	if _, ok := c.Value.(*ssa.Builtin); ok {
 		return nil
@@ -782,9 +783,40 @@ func (st *state) substCall(fn *ssa.Function, ts []tmpl, t target, args []ssa.Val
 				return t.binds[p.Param], true
 			}
 			return hole(), true
+		case partMethod:
+			if p.Param < len(args) {
+				return st.evalMethod(fn, args[p.Param], p.method), true
+			}
+			return hole(), true
 		}
 		return nil, false
 	})
+}
+
+// evalMethod is what the result of method name (no arguments) of the interface value v may be, as
+// a call v.name() in fn would be evaluated.
+func (st *state) evalMethod(fn *ssa.Function, v ssa.Value, name string) []tmpl {
+	m := ifaceMethod(v.Type(), name)
+	if m == nil {
+		return hole()
+	}
+	saved := st.callPos
+	defer func() { st.callPos = saved }()
+	return st.evalCall(fn, &ssa.CallCommon{Value: v, Method: m}, -1, token.NoPos)
+}
+
+// ifaceMethod returns the method name of interface type t, if it has one.
+func ifaceMethod(t types.Type, name string) *types.Func {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	for i := 0; i < it.NumMethods(); i++ {
+		if m := it.Method(i); m.Name() == name {
+			return m
+		}
+	}
+	return nil
 }
 
 // recvOffset is 1 for a method: its facts count parameters without the receiver.
@@ -807,6 +839,23 @@ func (st *state) implementations(m *types.Func, recv types.Type) []target {
 		return r
 	}
 	var out []target
+	for _, f := range st.ownMethods(m, iface) {
+		out = append(out, target{fn: f})
+	}
+	for _, obj := range st.methodFacts()[m.Name()] {
+		r := obj.Type().(*types.Signature).Recv().Type()
+		if types.Implements(r, iface) {
+			out = append(out, target{obj: obj})
+		}
+	}
+	out = append(out, st.forwardedImpls(m, out)...)
+	st.impls[key] = out
+	return out
+}
+
+// ownMethods returns the methods m of the package's own types that implement iface.
+func (st *state) ownMethods(m *types.Func, iface *types.Interface) []*ssa.Function {
+	var out []*ssa.Function
 	scope := st.pass.Pkg.Scope()
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -826,19 +875,11 @@ func (st *state) implementations(m *types.Func, recv types.Type) []target {
 				break
 			}
 			if f := st.prog.MethodValue(sel); f != nil && len(f.Blocks) > 0 {
-				out = append(out, target{fn: f})
+				out = append(out, f)
 			}
 			break
 		}
 	}
-	for _, obj := range st.methodFacts()[m.Name()] {
-		r := obj.Type().(*types.Signature).Recv().Type()
-		if types.Implements(r, iface) {
-			out = append(out, target{obj: obj})
-		}
-	}
-	out = append(out, st.forwardedImpls(m, out)...)
-	st.impls[key] = out
 	return out
 }
 

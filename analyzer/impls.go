@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,8 +31,14 @@ type IfaceImpl struct {
 	// Impl names the implementation for humans, "(envoy.caRequest).Name", and ImplPkg is its
 	// package's path.
 	Impl, ImplPkg string
+	// Recv is the implementation's receiver, its named type as typeKey spells it.
+	Recv string
 	// Shapes are the result's shapes, PartParam parts being the method's parameters.
 	Shapes []Shape
+	// Returns are, for a method whose result is an interface (SecretsTracker.RequestCa returning a
+	// CaRequest), the named types the implementation returns in it: a call of the method on the
+	// interface then runs only their methods (narrow).
+	Returns []string
 }
 
 func (*implsFact) AFact() {}
@@ -43,6 +50,13 @@ func (f *implsFact) String() string {
 		b.WriteString(" " + im.Method + "=" + im.Impl)
 		for _, s := range im.Shapes {
 			b.WriteString(" " + s.String())
+		}
+		if len(im.Returns) > 0 {
+			short := make([]string, len(im.Returns))
+			for i, r := range im.Returns {
+				short[i] = r[strings.LastIndexByte(r, '/')+1:]
+			}
+			b.WriteString(" returns " + strings.Join(short, ","))
 		}
 	}
 	return b.String()
@@ -127,11 +141,13 @@ func (st *state) ownImpls() []IfaceImpl {
 				}
 				done[conv{t, iface}] = true
 				it := iface.Underlying().(*types.Interface)
+				recv := typeKey(namedOf(t))
 				for i := 0; i < it.NumMethods(); i++ {
 					m := it.Method(i)
 					key := ifaceMethodKey(m)
-					ri := stringResult(m.Type().(*types.Signature))
-					if key == "" || ri < 0 {
+					sig := m.Type().(*types.Signature)
+					ri, ii := stringResult(sig), ifaceResult(sig)
+					if key == "" || ri < 0 && ii < 0 {
 						continue
 					}
 					sel := st.prog.MethodSets.MethodSet(t).Lookup(m.Pkg(), m.Name())
@@ -143,6 +159,12 @@ func (st *state) ownImpls() []IfaceImpl {
 					if !ok || len(fn.Blocks) == 0 || isErrorMethod(obj) {
 						continue
 					}
+					if ri < 0 {
+						if rs := st.concreteResults(fn, ii); len(rs) > 0 {
+							out = append(out, IfaceImpl{Method: key, Impl: funcName(obj), ImplPkg: st.pass.Pkg.Path(), Recv: recv, Returns: rs})
+						}
+						continue
+					}
 					shapes := st.shapes(st.results(fn, ri), func(p part) (Part, bool) {
 						if p.fn == fn && (p.Kind == PartParam || p.Kind == PartJoin) && p.Param >= 1 {
 							return Part{Kind: p.Kind, Param: p.Param - 1, Sep: p.Sep}, true
@@ -150,7 +172,7 @@ func (st *state) ownImpls() []IfaceImpl {
 						return Part{}, false
 					})
 					if shapes != nil {
-						out = append(out, IfaceImpl{Method: key, Impl: funcName(obj), ImplPkg: st.pass.Pkg.Path(), Shapes: shapes})
+						out = append(out, IfaceImpl{Method: key, Impl: funcName(obj), ImplPkg: st.pass.Pkg.Path(), Recv: recv, Shapes: shapes})
 					}
 				}
 			}
@@ -166,16 +188,6 @@ func (st *state) forwardedImpls(m *types.Func, have []target) []target {
 	if key == "" {
 		return nil
 	}
-	if st.fwd == nil {
-		st.fwd = map[string][]IfaceImpl{}
-		for _, pf := range st.pass.AllPackageFacts() {
-			if f, ok := pf.Fact.(*implsFact); ok {
-				for _, im := range f.Impls {
-					st.fwd[im.Method] = append(st.fwd[im.Method], im)
-				}
-			}
-		}
-	}
 	seen := map[string]bool{}
 	for _, t := range have {
 		if t.obj != nil && t.obj.Pkg() != nil {
@@ -183,7 +195,10 @@ func (st *state) forwardedImpls(m *types.Func, have []target) []target {
 		}
 	}
 	var out []target
-	for _, im := range st.fwd[key] {
+	for _, im := range st.forwarded()[key] {
+		if len(im.Shapes) == 0 {
+			continue
+		}
 		// A package's own implementations are never forwarded to it: their facts are exported
 		// after its analysis.
 		if k := im.ImplPkg + "\x00" + im.Impl; seen[k] || im.ImplPkg == st.pass.Pkg.Path() {
@@ -201,7 +216,205 @@ func (st *state) forwardedImpls(m *types.Func, have []target) []target {
 			}
 			ts = append(ts, t)
 		}
-		out = append(out, target{shapes: withOrigin(ts, "result of "+im.Impl)})
+		out = append(out, target{shapes: withOrigin(ts, "result of "+im.Impl), recv: im.Recv})
 	}
 	return out
+}
+
+// forwarded indexes the implementations forwarded to the package by interface method, made on
+// first use.
+func (st *state) forwarded() map[string][]IfaceImpl {
+	if st.fwd == nil {
+		st.fwd = map[string][]IfaceImpl{}
+		for _, pf := range st.pass.AllPackageFacts() {
+			if f, ok := pf.Fact.(*implsFact); ok {
+				for _, im := range f.Impls {
+					st.fwd[im.Method] = append(st.fwd[im.Method], im)
+				}
+			}
+		}
+	}
+	return st.fwd
+}
+
+// typeKey spells a named type as the facts do, "pkgpath.Name"; "" for nil.
+func typeKey(n *types.Named) string {
+	if n == nil || n.Obj().Pkg() == nil {
+		return ""
+	}
+	return n.Obj().Pkg().Path() + "." + n.Obj().Name()
+}
+
+// ifaceResult is the index of sig's only result of a named interface type other than error, or -1.
+func ifaceResult(sig *types.Signature) int {
+	idx := -1
+	for i := 0; i < sig.Results().Len(); i++ {
+		t := sig.Results().At(i).Type()
+		if n, ok := types.Unalias(t).(*types.Named); ok && types.IsInterface(n) && n.Obj().Pkg() != nil {
+			if idx >= 0 {
+				return -1
+			}
+			idx = i
+		}
+	}
+	return idx
+}
+
+// The implementations of an interface call, narrowed to the types its receiver may hold: the
+// receiver of RequestCa(mesh).Name() is what RequestCa returns, a caRequest, so the call runs
+// caRequest.Name, not every Name of a type that implements CaRequest. Where the types are unknown,
+// every implementation in sight counts, as class-hierarchy analysis has it.
+
+// narrow keeps the targets whose receiver is one of the types v may hold, when they are known.
+func (st *state) narrow(fn *ssa.Function, v ssa.Value, ts []target) []target {
+	if len(ts) == 0 {
+		return ts
+	}
+	types := st.concrete(fn, v)
+	if types == nil {
+		return ts
+	}
+	var out []target
+	for _, t := range ts {
+		if slices.Contains(types, st.recvKey(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// recvKey is the named type of the receiver of a method target.
+func (st *state) recvKey(t target) string {
+	switch {
+	case t.fn != nil:
+		d, _ := st.declared(t.fn)
+		if r := d.Signature.Recv(); r != nil {
+			return typeKey(namedOf(r.Type()))
+		}
+	case t.obj != nil:
+		if r := t.obj.Type().(*types.Signature).Recv(); r != nil {
+			return typeKey(namedOf(r.Type()))
+		}
+	}
+	return t.recv
+}
+
+// concrete returns the named types the interface value v of fn may hold, or nil when that is not
+// known: a conversion, a call whose callees (functions of the package, implementations of an
+// interface method in the package or forwarded with their Returns) say what they return, φ-nodes
+// of those.
+func (st *state) concrete(fn *ssa.Function, v ssa.Value) []string {
+	k := memoKey{fn, v}
+	if r, ok := st.cmemo[k]; ok {
+		return r
+	}
+	if st.busy[k] || st.depth > maxDepth {
+		return nil
+	}
+	st.busy[k] = true
+	st.depth++
+	r := st.concrete1(fn, v)
+	st.depth--
+	delete(st.busy, k)
+	if st.cmemo == nil {
+		st.cmemo = map[memoKey][]string{}
+	}
+	st.cmemo[k] = r
+	return r
+}
+
+func (st *state) concrete1(fn *ssa.Function, v ssa.Value) []string {
+	switch v := v.(type) {
+	case *ssa.MakeInterface:
+		if n := namedOf(v.X.Type()); n != nil && !types.IsInterface(n) {
+			return []string{typeKey(n)}
+		}
+	case *ssa.ChangeInterface:
+		return st.concrete(fn, v.X)
+	case *ssa.Phi:
+		var out []string
+		for _, e := range v.Edges {
+			ts := st.concrete(fn, e)
+			if ts == nil {
+				return nil
+			}
+			out = union(out, ts)
+		}
+		return out
+	case *ssa.Call:
+		return st.concreteCall(fn, v.Common(), 0)
+	case *ssa.Extract:
+		if c, ok := v.Tuple.(*ssa.Call); ok {
+			return st.concreteCall(fn, c.Common(), v.Index)
+		}
+	}
+	return nil
+}
+
+// concreteCall returns the named types result idx of a call may hold, or nil.
+func (st *state) concreteCall(fn *ssa.Function, c *ssa.CallCommon, idx int) []string {
+	if !c.IsInvoke() {
+		if callee := c.StaticCallee(); callee != nil && len(callee.Blocks) > 0 {
+			return st.concreteResults(callee, idx)
+		}
+		return nil
+	}
+	iface, ok := c.Value.Type().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var out []string
+	found := false
+	for _, f := range st.ownMethods(c.Method, iface) {
+		ts := st.concreteResults(f, idx)
+		if ts == nil {
+			return nil
+		}
+		out, found = union(out, ts), true
+	}
+	if key := ifaceMethodKey(c.Method); key != "" {
+		for _, im := range st.forwarded()[key] {
+			if im.ImplPkg == st.pass.Pkg.Path() {
+				continue
+			}
+			if len(im.Returns) == 0 {
+				return nil
+			}
+			out, found = union(out, im.Returns), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
+
+// concreteResults returns the named types f returns as its result idx, or nil when one of its
+// returns is not known.
+func (st *state) concreteResults(f *ssa.Function, idx int) []string {
+	var out []string
+	for _, b := range f.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok || idx >= len(ret.Results) {
+			continue
+		}
+		if c, ok := ret.Results[idx].(*ssa.Const); ok && c.IsNil() {
+			continue // a nil interface runs no method
+		}
+		ts := st.concrete(f, ret.Results[idx])
+		if ts == nil {
+			return nil
+		}
+		out = union(out, ts)
+	}
+	return out
+}
+
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
 }

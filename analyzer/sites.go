@@ -22,11 +22,12 @@ type site struct {
 	instr ssa.Instruction
 	expr  ast.Expr // the value's expression, when the syntax index finds it
 
-	field *types.Var // a field write …
-	owner *types.Named
-	key   bool     // … of a key of the map in field …
-	calls []target // … or an argument of a call of one of these
-	param int      // index in the callee's Params (receiver first)
+	field  *types.Var // a field write …
+	owner  *types.Named
+	key    bool     // … of a key of the map in field …
+	calls  []target // … or an argument of a call of one of these
+	param  int      // index in the callee's Params (receiver first)
+	method string   // … or the result of this method of an interface argument (ParamSink.Method)
 
 	done bool
 	sink Sink
@@ -122,18 +123,41 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 	recv := recvOf(c, sig)
 	call := si.calls[in.Pos()]
 	for i, a := range args {
-		if i < recv || !isString(a.Type()) {
-			continue
-		}
 		if sig.Variadic() && i-recv >= sig.Params().Len()-1 {
 			break
 		}
-		s := &site{fn: f, val: a, instr: in, calls: keep, param: i}
-		if call != nil && i-recv < len(call.Args) {
-			s.expr = call.Args[i-recv]
+		if i < recv {
+			continue
 		}
-		st.sites = append(st.sites, s)
+		var expr ast.Expr
+		if call != nil && i-recv < len(call.Args) {
+			expr = call.Args[i-recv]
+		}
+		if isString(a.Type()) {
+			st.sites = append(st.sites, &site{fn: f, val: a, instr: in, expr: expr, calls: keep, param: i})
+			continue
+		}
+		for _, m := range nameMethods(a.Type()) {
+			st.sites = append(st.sites, &site{fn: f, val: a, instr: in, expr: expr, calls: keep, param: i, method: m})
+		}
 	}
+}
+
+// nameMethods lists the methods of interface type t that take nothing and return a string: those
+// whose result may be a sink (ParamSink.Method).
+func nameMethods(t types.Type) []string {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 0; i < it.NumMethods(); i++ {
+		sig := it.Method(i).Type().(*types.Signature)
+		if sig.Params().Len() == 0 && sig.Results().Len() == 1 && isString(sig.Results().At(0).Type()) {
+			out = append(out, it.Method(i).Name())
+		}
+	}
+	return out
 }
 
 // recvOf is 1 when the arguments of c hold a receiver that sig does not list among its parameters.
@@ -310,7 +334,11 @@ func (st *state) resolve(s *site) (Sink, *target, bool) {
 		idx := s.param
 		if t.fn != nil {
 			d, off := st.declared(t.fn)
-			if m, ok := st.paramSinks[d]; ok {
+			if s.method != "" {
+				if sk, ok := st.methodSinks[d][methodParam{idx + off, s.method}]; ok {
+					return sk, t, true
+				}
+			} else if m, ok := st.paramSinks[d]; ok {
 				if sk, ok := m[idx+off]; ok {
 					return sk, t, true
 				}
@@ -327,10 +355,13 @@ func (st *state) resolve(s *site) (Sink, *target, bool) {
 		idx -= recvOffset(obj)
 		if f := st.importedParams(obj); f != nil {
 			for _, p := range f.Params {
-				if p.Index == idx {
+				if p.Index == idx && p.Method == s.method {
 					return p.Sink, t, true
 				}
 			}
+		}
+		if s.method != "" {
+			continue
 		}
 		if sk, ok := st.copySink(obj, idx); ok {
 			return sk, t, true
@@ -368,20 +399,24 @@ func (st *state) targetDesc(s *site) string {
 	if t == nil {
 		return "a call"
 	}
+	of := ""
+	if s.method != "" {
+		of = "the " + s.method + "() of "
+	}
 	if t.fn != nil {
 		d, off := st.declared(t.fn)
 		name := "parameter"
 		if i := s.param + off; i < len(d.Params) {
 			name += " " + d.Params[i].Name()
 		}
-		return ssaName(d) + " " + name
+		return of + ssaName(d) + " " + name
 	}
 	sig := t.obj.Type().(*types.Signature)
 	name := "parameter"
 	if i := s.param - recvOffset(t.obj); i >= 0 && i < sig.Params().Len() {
 		name += " " + sig.Params().At(i).Name()
 	}
-	return funcName(t.obj) + " " + name
+	return of + funcName(t.obj) + " " + name
 }
 
 // propagate grows the sinks to a fixed point: a parameter or field whose value is copied to a
@@ -405,7 +440,11 @@ func (st *state) propagate() {
 			if s.expr != nil {
 				within = s.expr
 			}
-			s.vals = st.closeFree(st.evalIn(s.fn, s.val, within))
+			if s.method != "" {
+				s.vals = st.closeFree(st.evalMethod(s.fn, s.val, s.method))
+			} else {
+				s.vals = st.closeFree(st.evalIn(s.fn, s.val, within))
+			}
 			for _, t := range s.vals {
 				// Only a plain copy carries the sink back; a value that went through a sanitizer or
 				// is a piece of a longer name does not.
@@ -424,6 +463,16 @@ func (st *state) propagate() {
 					}
 					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
 					if st.addParamSink(g, p.Param, sk.prepend(step, s.pos())) {
+						changed = true
+					}
+				case partMethod:
+					g := p.fn
+					if g == nil || p.Param >= len(g.Params) {
+						continue
+					}
+					what := "the result of " + g.Params[p.Param].Name() + "." + p.method + "()"
+					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
+					if st.addMethodSink(g, methodParam{p.Param, p.method}, sk.prepend(step, s.pos())) {
 						changed = true
 					}
 				case partField:
@@ -484,6 +533,25 @@ func (st *state) addParamSink(fn *ssa.Function, i int, sk Sink) bool {
 	return true
 }
 
+// methodParam is the result of a method of a parameter (index in Params, receiver first).
+type methodParam struct {
+	param  int
+	method string
+}
+
+func (st *state) addMethodSink(fn *ssa.Function, mp methodParam, sk Sink) bool {
+	m := st.methodSinks[fn]
+	if m == nil {
+		m = map[methodParam]Sink{}
+		st.methodSinks[fn] = m
+	}
+	if _, ok := m[mp]; ok {
+		return false
+	}
+	m[mp] = sk
+	return true
+}
+
 func (st *state) addFieldSink(fv *types.Var, sk Sink) bool {
 	if _, ok := st.fieldSinks[fv]; ok {
 		return false
@@ -496,16 +564,28 @@ func (st *state) addFieldSink(fv *types.Var, sk Sink) bool {
 // exported fields.
 func (st *state) exportSinks() {
 	exported := false
-	for g, m := range st.paramSinks {
+	funcs := map[*ssa.Function]bool{}
+	for g := range st.paramSinks {
+		funcs[g] = true
+	}
+	for g := range st.methodSinks {
+		funcs[g] = true
+	}
+	for g := range funcs {
 		fn, ok := g.Object().(*types.Func)
 		if !ok || g.Synthetic != "" || g.Parent() != nil || !fn.Exported() {
 			continue
 		}
 		off := recvOffset(fn)
 		f := &sinkParamsFact{}
-		for i, sk := range m {
+		for i, sk := range st.paramSinks[g] {
 			if i >= off {
 				f.Params = append(f.Params, ParamSink{Index: i - off, Sink: sk})
+			}
+		}
+		for mp, sk := range st.methodSinks[g] {
+			if mp.param >= off {
+				f.Params = append(f.Params, ParamSink{Index: mp.param - off, Method: mp.method, Sink: sk})
 			}
 		}
 		if len(f.Params) == 0 {
@@ -546,11 +626,12 @@ func (st *state) exportSinks() {
 }
 
 func sortParams(ps []ParamSink) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Index < ps[j-1].Index; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Index != ps[j].Index {
+			return ps[i].Index < ps[j].Index
 		}
-	}
+		return ps[i].Method < ps[j].Method
+	})
 }
 
 // foreignSinkable reports whether a field of another package may become a sink here: an exported

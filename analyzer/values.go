@@ -35,9 +35,10 @@ type src struct {
 
 type part struct {
 	Part
-	field *types.Var    // partField
-	fn    *ssa.Function // PartParam, PartJoin, partFree: the function whose parameter or free variable
-	srcs  []src
+	field  *types.Var    // partField
+	fn     *ssa.Function // PartParam, PartJoin, partFree, partMethod: the function whose parameter or free variable
+	method string        // partMethod: the method called on the parameter
+	srcs   []src
 }
 
 type tmpl struct {
@@ -319,8 +320,20 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 	}
 	args := fullArgs(c)
 	hints := st.argHints(c)
+	callees := st.callees(fn, c)
+	if len(callees) == 0 && c.IsInvoke() && len(c.Args) == 0 {
+		if p, ok := c.Value.(*ssa.Parameter); ok {
+			// An interface method of a parameter, with no implementation in sight: what the callers
+			// pass decides (a sink of the method's result, ParamSink.Method).
+			for i, q := range p.Parent().Params {
+				if q == p {
+					return []tmpl{{parts: []part{{Part: Part{Kind: partMethod, Param: i}, fn: p.Parent(), method: c.Method.Name()}}, origin: "result of " + p.Name() + "." + c.Method.Name() + "()"}}
+				}
+			}
+		}
+	}
 	var out []tmpl
-	for _, t := range st.callees(fn, c) {
+	for _, t := range callees {
 		var ts []tmpl
 		switch {
 		case t.fn != nil:

@@ -7,8 +7,15 @@ type CaRequest interface {
 	Name() string
 }
 
+type IdentityCertRequest interface {
+	MeshName() string
+	Name() string
+}
+
 type SecretsTracker interface {
 	RequestCa(mesh string) CaRequest
+	RequestAllInOneCa() CaRequest
+	RequestIdentityCert() IdentityCertRequest
 }
 
 type Proxy struct {

@@ -1,4 +1,4 @@
-package envoy // want package:`implements cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*"`
+package envoy // want package:`implements cp/kx/core.CaRequest.Name=\(\*envoy.allInOneCaRequest\).Name "mesh_ca:secret:all" cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*" cp/kx/core.IdentityCertRequest.Name=\(envoy.identityCertRequest\).Name "identity_cert:secret:\*" .*cp/kx/core.SecretsTracker.RequestCa=\(envoy.tracker\).RequestCa returns envoy.caRequest`
 
 import (
 	"strings"
@@ -13,9 +13,27 @@ type caRequest struct{ mesh string }
 func (r caRequest) Name() string       { return join("mesh_ca", "secret", r.mesh) } // want Name:`result "mesh_ca:secret:\*"`
 func (r caRequest) MeshName() []string { return []string{r.mesh} }
 
-type tracker struct{}
+// allInOneCaRequest is a second implementation of core.CaRequest: a call of RequestCa(…).Name()
+// runs caRequest's, the nearest, and RequestAllInOneCa().Name() this one.
+type allInOneCaRequest struct{ meshes []string }
+
+func (r *allInOneCaRequest) Name() string       { return join("mesh_ca", "secret", "all") } // want Name:`result "mesh_ca:secret:all"`
+func (r *allInOneCaRequest) MeshName() []string { return r.meshes }
+
+type identityCertRequest struct{ mesh string }
+
+func (r identityCertRequest) Name() string     { return "identity_cert:secret:" + r.mesh } // want Name:`result "identity_cert:secret:\*"`
+func (r identityCertRequest) MeshName() string { return r.mesh }                           // want MeshName:`returns field mesh`
+
+type tracker struct{ mesh string }
 
 func (tracker) RequestCa(mesh string) core.CaRequest { return caRequest{mesh: mesh} }
+
+func (tracker) RequestAllInOneCa() core.CaRequest { return &allInOneCaRequest{} }
+
+func (t tracker) RequestIdentityCert() core.IdentityCertRequest {
+	return &identityCertRequest{mesh: t.mesh}
+}
 
 func NewSecretsTracker() core.SecretsTracker { return tracker{} }
 
