@@ -121,6 +121,13 @@ func TestFlowShapes(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/namefn", "cp/shapes")
 }
 
+// TestSlices follows names through slice elements: append, index, range, a field filled by a
+// method, a helper's result; each with a quiet twin.
+func TestSlices(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/slices")
+}
+
 // TestSharedConstantFix: a fix edits each use of a constant that other code also reads, and edits
 // the declaration only of an unexported constant whose every use is an Envoy name — and says so.
 func TestSharedConstantFix(t *testing.T) {

@@ -243,7 +243,7 @@ func (st *state) stored(fn *ssa.Function, ptr ssa.Value) ([]valueAt, bool) {
 		st.indexStores()
 		return st.fieldStores[fv], fv == nil || fv.Pkg() != st.pass.Pkg || fv.Exported()
 	case *ssa.IndexAddr:
-		return st.elemStores(p.X)
+		return st.elemStores(fn, p.X)
 	case *ssa.FreeVar:
 		if mk := st.maker(p.Parent()); mk != nil {
 			for i, fv := range p.Parent().FreeVars {
@@ -303,28 +303,148 @@ func (st *state) cellStores(a *ssa.Alloc) ([]valueAt, bool) {
 	return out, unknown
 }
 
-// elemStores returns the values stored in the elements of the slice or array x.
-func (st *state) elemStores(x ssa.Value) ([]valueAt, bool) {
-	if s, ok := x.(*ssa.Slice); ok {
-		x = s.X
+// elemStores returns the values stored in the elements of the slice or array x of fn, and whether
+// anything else may be there. A slice is followed the way a field is: to the array literal or
+// make it was sliced from and the stores to its elements, through append (both operands), φ-nodes,
+// the fields, variables and package variables it is kept in (every store counts) and the results
+// of the package's functions that return it, and to what the package's calls pass for a parameter.
+func (st *state) elemStores(fn *ssa.Function, x ssa.Value) ([]valueAt, bool) {
+	var out []valueAt
+	unknown := false
+	seen := map[memoKey]bool{}
+	var walk func(fn *ssa.Function, x ssa.Value)
+	walk = func(fn *ssa.Function, x ssa.Value) {
+		k := memoKey{fn, x}
+		if seen[k] {
+			return
+		}
+		if len(seen) > 64 {
+			unknown = true
+			return
+		}
+		seen[k] = true
+		add := func(vs []valueAt, unk bool) {
+			out = append(out, vs...)
+			unknown = unknown || unk
+		}
+		switch x := x.(type) {
+		case *ssa.Const:
+			if !x.IsNil() {
+				unknown = true
+			}
+		case *ssa.Alloc:
+			add(arrayStores(x))
+		case *ssa.MakeSlice:
+			add(arrayStores(x))
+		case *ssa.Slice:
+			walk(fn, x.X)
+		case *ssa.Phi:
+			for _, e := range x.Edges {
+				walk(fn, e)
+			}
+		case *ssa.ChangeType:
+			walk(fn, x.X)
+		case *ssa.Call:
+			if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+				for _, a := range x.Call.Args {
+					walk(fn, a)
+				}
+				return
+			}
+			callee := x.Call.StaticCallee()
+			if callee == nil || len(callee.Blocks) == 0 || callee.Signature.Results().Len() != 1 {
+				unknown = true
+				return
+			}
+			for _, b := range callee.Blocks {
+				if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
+					walk(callee, ret.Results[0])
+				}
+			}
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				unknown = true
+				return
+			}
+			vals, unk := st.stored(fn, x.X)
+			unknown = unknown || unk
+			for _, va := range vals {
+				walk(va.fn, va.v)
+			}
+		case *ssa.Field:
+			st.indexStores()
+			fv := fieldOf(x.X.Type(), x.Field)
+			unknown = unknown || fv == nil || fv.Pkg() != st.pass.Pkg || fv.Exported()
+			for _, va := range st.fieldStores[fv] {
+				walk(va.fn, va.v)
+			}
+		case *ssa.FreeVar:
+			mk := st.maker(x.Parent())
+			if mk == nil {
+				unknown = true
+				return
+			}
+			for i, fv := range x.Parent().FreeVars {
+				if fv == x {
+					walk(mk.Parent(), mk.Bindings[i])
+				}
+			}
+		case *ssa.Parameter:
+			// What the package's calls pass; callers elsewhere are not known.
+			unknown = true
+			for i, p := range x.Parent().Params {
+				if p != x {
+					continue
+				}
+				for _, c := range st.callersOf(x.Parent()) {
+					if i < len(c.call.Args) {
+						walk(c.fn, c.call.Args[i])
+					}
+				}
+			}
+		default:
+			unknown = true
+		}
 	}
-	a, ok := x.(*ssa.Alloc)
-	if !ok || a.Referrers() == nil {
+	walk(fn, x)
+	return out, unknown
+}
+
+// arrayStores returns the stores to the elements of an array or slice made here, and whether its
+// elements may be written anywhere else: when it goes to a call other than append, len and cap.
+func arrayStores(a ssa.Value) ([]valueAt, bool) {
+	refs := a.Referrers()
+	if refs == nil {
 		return nil, true
 	}
 	var out []valueAt
-	for _, r := range *a.Referrers() {
-		ia, ok := r.(*ssa.IndexAddr)
-		if !ok || ia.Referrers() == nil {
-			continue
-		}
-		for _, w := range *ia.Referrers() {
-			if s, ok := w.(*ssa.Store); ok && s.Addr == ia {
-				out = append(out, valueAt{fn: s.Parent(), v: s.Val, pos: s.Pos()})
+	unknown := false
+	var visit func(refs []ssa.Instruction, x ssa.Value)
+	visit = func(refs []ssa.Instruction, x ssa.Value) {
+		for _, r := range refs {
+			switch r := r.(type) {
+			case *ssa.IndexAddr:
+				if r.Referrers() == nil {
+					continue
+				}
+				for _, w := range *r.Referrers() {
+					if s, ok := w.(*ssa.Store); ok && s.Addr == r {
+						out = append(out, valueAt{fn: s.Parent(), v: s.Val, pos: s.Pos()})
+					}
+				}
+			case *ssa.Slice:
+				if r.X == x && r.Referrers() != nil {
+					visit(*r.Referrers(), r)
+				}
+			case *ssa.Call:
+				if b, ok := r.Call.Value.(*ssa.Builtin); !ok || b.Name() != "append" && b.Name() != "len" && b.Name() != "cap" {
+					unknown = true
+				}
 			}
 		}
 	}
-	return out, len(out) == 0
+	visit(*refs, a)
+	return out, unknown
 }
 
 // elems returns the elements of a slice made from an array literal, in order: the arguments of

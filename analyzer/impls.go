@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 	"sort"
@@ -343,6 +344,23 @@ func (st *state) concrete1(fn *ssa.Function, v ssa.Value) []string {
 		return out
 	case *ssa.Call:
 		return st.concreteCall(fn, v.Common(), 0)
+	case *ssa.UnOp:
+		// An element of a slice: what the stores to its elements convert.
+		if ia, ok := v.X.(*ssa.IndexAddr); ok && v.Op == token.MUL {
+			vals, unknown := st.elemStores(fn, ia.X)
+			if unknown || len(vals) == 0 {
+				return nil
+			}
+			var out []string
+			for _, va := range vals {
+				ts := st.concrete(va.fn, va.v)
+				if ts == nil {
+					return nil
+				}
+				out = union(out, ts)
+			}
+			return out
+		}
 	case *ssa.Extract:
 		if c, ok := v.Tuple.(*ssa.Call); ok {
 			return st.concreteCall(fn, c.Common(), v.Index)

@@ -154,7 +154,9 @@ func (st *state) diagnose(f finding, inNames map[ast.Expr]bool) {
 		if !pos.IsValid() {
 			pos = st.stepPos(step)
 		}
-		if !pos.IsValid() && s.via != nil && s.via.obj != nil {
+		if !pos.IsValid() && s.via != nil && s.via.obj != nil && strings.HasPrefix(step.Text, funcName(s.via.obj)+" ") {
+			// A step of the callee itself; a step of an unexported function of another package
+			// cannot be placed, and is left out rather than shown at the wrong function.
 			pos = s.via.obj.Pos()
 		}
 		if pos.IsValid() {

@@ -462,7 +462,7 @@ func (st *state) propagate() {
 						what += " of a function literal"
 					}
 					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
-					if st.addParamSink(g, p.Param, sk.prepend(step, s.pos())) {
+					if st.addParamSink(g, p.Param, sk.prepend(step, st.writtenIn(g, s, t))) {
 						changed = true
 					}
 				case partMethod:
@@ -472,7 +472,7 @@ func (st *state) propagate() {
 					}
 					what := "the result of " + g.Params[p.Param].Name() + "." + p.method + "()"
 					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
-					if st.addMethodSink(g, methodParam{p.Param, p.method}, sk.prepend(step, s.pos())) {
+					if st.addMethodSink(g, methodParam{p.Param, p.method}, sk.prepend(step, st.writtenIn(g, s, t))) {
 						changed = true
 					}
 				case partField:
@@ -488,6 +488,30 @@ func (st *state) propagate() {
 			}
 		}
 	}
+}
+
+// writtenIn is where function g writes the value t of site s on its way there: the site, when it
+// is in g; else the store in g it went through (a slice element written by an add method and read
+// by another); else nowhere known.
+func (st *state) writtenIn(g *ssa.Function, s *site, t tmpl) token.Pos {
+	for g.Parent() != nil {
+		g = g.Parent()
+	}
+	f := s.fn
+	for f.Parent() != nil {
+		f = f.Parent()
+	}
+	if f == g {
+		return s.pos()
+	}
+	if syn := g.Syntax(); syn != nil {
+		for _, d := range t.defs {
+			if syn.Pos() <= d && d < syn.End() {
+				return d
+			}
+		}
+	}
+	return token.NoPos
 }
 
 // step describes one write by function writer.

@@ -107,3 +107,36 @@ func HealthChecks(kind, service string) []*healthv3.ClusterHealthCheck {
 	}
 	return out
 }
+
+// nameSet keeps names in a slice, filled by a method and read back by another: the ':' is reported
+// where it is added.
+type nameSet struct{ names []string }
+
+func (s *nameSet) add(name string) { s.names = append(s.names, name) }
+
+func (s *nameSet) routes() []*routev3.RouteConfiguration {
+	var out []*routev3.RouteConfiguration
+	for _, n := range s.names {
+		out = append(out, &routev3.RouteConfiguration{Name: n})
+	}
+	return out
+}
+
+func RouteConfigurations(port string) []*routev3.RouteConfiguration {
+	s := &nameSet{}
+	s.add("outbound:" + port) // krilint: colon [RouteConfiguration.Name]
+	s.add("system_outbound_" + port)
+	return s.routes()
+}
+
+// RouteConfigurationsQuiet reads a slice of safe names; the slice with ':' is only logged.
+func RouteConfigurationsQuiet(port string) []*routev3.RouteConfiguration {
+	safe := []string{"system_outbound_" + port}
+	logged := []string{"outbound:" + port}
+	log.Print(logged)
+	var out []*routev3.RouteConfiguration
+	for _, n := range safe {
+		out = append(out, &routev3.RouteConfiguration{Name: n})
+	}
+	return out
+}

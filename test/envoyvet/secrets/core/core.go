@@ -18,6 +18,7 @@ type IdentityRequest interface {
 
 type SecretsTracker interface {
 	RequestCa(mesh string) CaRequest
+	RequestAllInOneCa() CaRequest
 	RequestIdentity() IdentityRequest
 }
 

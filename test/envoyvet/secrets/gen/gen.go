@@ -8,6 +8,7 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
 	"github.com/kriguard/kriguard/test/envoyvet/secrets/core"
+	"github.com/kriguard/kriguard/test/envoyvet/secrets/tls"
 	"github.com/kriguard/kriguard/test/envoyvet/secrets/wire"
 )
 
@@ -28,4 +29,23 @@ func IdentitySecret(p core.Proxy) *tlsv3.Secret {
 
 func secret(name string) *tlsv3.Secret {
 	return &tlsv3.Secret{Name: name}
+}
+
+// AllInOneSecretConfig calls the other implementation of CaRequest.Name, whose name is safe.
+func AllInOneSecretConfig(p core.Proxy) *tlsv3.SdsSecretConfig {
+	return &tlsv3.SdsSecretConfig{Name: p.SecretsTracker.RequestAllInOneCa().Name()}
+}
+
+// ServerContext hands the requests to secrets/tls, which writes their Name() to SDS secret
+// configs: the CA's is reported here, the identity's is safe.
+func ServerContext(p core.Proxy) *tlsv3.CommonTlsContext {
+	return tls.Context(
+		p.SecretsTracker.RequestCa(p.Mesh), // krilint: colon [SdsSecretConfig.Name]
+		p.SecretsTracker.RequestIdentity(),
+	)
+}
+
+// GatewayContext: the all-in-one CA's name is safe.
+func GatewayContext(p core.Proxy) *tlsv3.CommonTlsContext {
+	return tls.Context(p.SecretsTracker.RequestAllInOneCa(), p.SecretsTracker.RequestIdentity())
 }

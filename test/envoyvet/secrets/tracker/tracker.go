@@ -10,6 +10,14 @@ func (r caRequest) Name() string { return "mesh_ca:secret:" + r.mesh }
 
 func (r caRequest) MeshNames() []string { return []string{r.mesh} }
 
+// allInOneCaRequest is the other implementation of core.CaRequest, with a name without ':': a
+// call of RequestAllInOneCa().Name() runs this one only, RequestCa(…).Name() caRequest's only.
+type allInOneCaRequest struct{ meshes []string }
+
+func (r *allInOneCaRequest) Name() string { return "mesh_ca_secret_all" }
+
+func (r *allInOneCaRequest) MeshNames() []string { return r.meshes }
+
 type identityRequest struct{ mesh string }
 
 func (r identityRequest) Name() string { return "identity_cert_secret_" + r.mesh }
@@ -19,6 +27,8 @@ func (r identityRequest) MeshName() string { return r.mesh }
 type tracker struct{ mesh string }
 
 func (t *tracker) RequestCa(mesh string) core.CaRequest { return &caRequest{mesh: mesh} }
+
+func (t *tracker) RequestAllInOneCa() core.CaRequest { return &allInOneCaRequest{} }
 
 func (t *tracker) RequestIdentity() core.IdentityRequest { return identityRequest{mesh: t.mesh} }
 
