@@ -143,8 +143,8 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 	}
 }
 
-// nameMethods lists the methods of interface type t that take nothing and return a string: those
-// whose result may be a sink (ParamSink.Method).
+// nameMethods lists the methods of interface type t that take nothing and return a string, but for
+// Error (a message, never a name): those whose result may be a sink (ParamSink.Method).
 func nameMethods(t types.Type) []string {
 	it, ok := t.Underlying().(*types.Interface)
 	if !ok {
@@ -152,9 +152,10 @@ func nameMethods(t types.Type) []string {
 	}
 	var out []string
 	for i := 0; i < it.NumMethods(); i++ {
-		sig := it.Method(i).Type().(*types.Signature)
-		if sig.Params().Len() == 0 && sig.Results().Len() == 1 && isString(sig.Results().At(0).Type()) {
-			out = append(out, it.Method(i).Name())
+		m := it.Method(i)
+		sig := m.Type().(*types.Signature)
+		if m.Name() != "Error" && sig.Params().Len() == 0 && sig.Results().Len() == 1 && isString(sig.Results().At(0).Type()) {
+			out = append(out, m.Name())
 		}
 	}
 	return out
