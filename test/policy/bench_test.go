@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -34,6 +36,7 @@ var benchModes = []struct{ key, namespace, what string }{
 	{"e", "bench-nop", "a do-nothing webhook (mutating + validating)"},
 	{"f", "bench-policy-mode", "the policy and the mutating webhook (the chart's validation.mode: policy)"},
 	{"g", "bench-one-rule", "a one-rule policy (the floor any policy pays)"},
+	{"h", "bench-nop-patch", "a do-nothing webhook whose mutating half answers kriguard's patch (the kriguard.io/kri annotation)"},
 }
 
 // benchClients is the number of concurrent clients, as in the measurements the issue quotes.
@@ -56,6 +59,7 @@ func benchSetup(b *testing.B) []client.Client {
 		registerWebhook(ctx, hook.ValidatingName, "", "", nil, nil, in("bench-webhook", "bench-both")),
 		registerWebhook(ctx, "", hook.MutatingName, "", nil, nil, in("bench-webhook", "bench-both", "bench-policy-mode")),
 		registerWebhook(ctx, "policy-bench-nop-validating", "policy-bench-nop-mutating", nop.URL, nopCABundle(), nil, in("bench-nop")),
+		registerWebhook(ctx, "policy-bench-nop-patch-validating", "policy-bench-nop-patch-mutating", nop.URL+nopPatchPath, nopCABundle(), nil, in("bench-nop-patch")),
 	}
 	for _, err := range steps {
 		if err != nil {
@@ -66,6 +70,7 @@ func benchSetup(b *testing.B) []client.Client {
 		ctx := context.Background()
 		_ = registerWebhook(ctx, hook.ValidatingName, hook.MutatingName, "", nil, selectNothing(), selectNothing())
 		_ = registerWebhook(ctx, "policy-bench-nop-validating", "policy-bench-nop-mutating", nop.URL, nopCABundle(), selectNothing(), selectNothing())
+		_ = registerWebhook(ctx, "policy-bench-nop-patch-validating", "policy-bench-nop-patch-mutating", nop.URL+nopPatchPath, nopCABundle(), selectNothing(), selectNothing())
 	})
 	installPolicies(b, nil, in("bench-policy", "bench-both", "bench-policy-mode"))
 	installOneRule(b, in("bench-one-rule"))
@@ -200,17 +205,25 @@ func saturate(b *testing.B, clients []client.Client, ns string, n int) sample {
 }
 
 // BenchmarkCreate measures CREATE of a MeshTimeout through the API server under each configuration
-// of benchModes, side by side: at saturation (4 clients back to back, the modes in alternating
+// of benchModes, side by side: first what the API server does per CREATE (calls: its own counts of
+// webhook and chain calls, one client, one CREATE at a time), then at saturation (4 clients back to back, the modes in alternating
 // blocks) and at a fixed rate (every mode's requests interleaved, paced). It reports, per mode,
-// creates/s, p50 and p99 in milliseconds, and the differences that matter: each mode over (a), and
-// the webhook over the do-nothing webhook (e).
+// creates/s, p50 and p99 in milliseconds, and the differences that matter: each mode over (a), the
+// webhook over the do-nothing webhook (e), and over the do-nothing webhook that answers its patch
+// (h), which leaves kriguard's own cost.
 //
 //	go test ./test/policy -run XXX -bench Create -benchtime 1x
 func BenchmarkCreate(b *testing.B) {
 	clients := benchSetup(b)
 	fmt.Printf("machine: %d cores, load average %s\n", runtime.NumCPU(), loadAverage())
+	b.Run("calls", func(b *testing.B) {
+		for range b.N {
+			countCalls(b, clients[0])
+		}
+		b.ReportMetric(0, "ns/op")
+	})
 	b.Run("saturation", func(b *testing.B) {
-		before := admissionDurations(b)
+		before, served := admissionDurations(b), handlerLatency(b)
 		const perBlock = 10 // per client: short blocks, many rounds, so that every mode sees the same machine
 		got := map[string]*sample{}
 		for range b.N {
@@ -227,7 +240,7 @@ func BenchmarkCreate(b *testing.B) {
 			}
 		}
 		report(b, got, true)
-		reportAdmission(b, before, admissionDurations(b))
+		reportAdmission(b, before, admissionDurations(b), served)
 	})
 	b.Run("rate", func(b *testing.B) {
 		const perSecond = 100 // all modes together
@@ -236,7 +249,7 @@ func BenchmarkCreate(b *testing.B) {
 		for _, m := range benchModes {
 			got[m.key] = &sample{}
 		}
-		before := admissionDurations(b)
+		before, served := admissionDurations(b), handlerLatency(b)
 		var mu sync.Mutex
 		for range b.N {
 			tick := time.NewTicker(time.Second / perSecond)
@@ -268,7 +281,7 @@ func BenchmarkCreate(b *testing.B) {
 			tick.Stop()
 		}
 		report(b, got, false)
-		reportAdmission(b, before, admissionDurations(b))
+		reportAdmission(b, before, admissionDurations(b), served)
 	})
 }
 
@@ -287,17 +300,28 @@ func report(b *testing.B, got map[string]*sample, throughput bool) {
 		}
 	}
 	b.ReportMetric(got["c"].quantile(0.5)-got["g"].quantile(0.5), "c-over-g-p50-ms")
-	for _, k := range []string{"b", "d"} {
+	for _, k := range []string{"b", "d", "h"} {
 		b.ReportMetric(got[k].quantile(0.5)-nopHook.quantile(0.5), k+"-over-e-p50-ms")
 		b.ReportMetric(got[k].quantile(0.99)-nopHook.quantile(0.99), k+"-over-e-p99-ms")
 	}
+	// kriguard's own cost, the API server's cost of its patch taken out: the do-nothing pair that
+	// answers the same patch (h).
+	b.ReportMetric(got["b"].quantile(0.5)-got["h"].quantile(0.5), "b-over-h-p50-ms")
+	b.ReportMetric(got["b"].quantile(0.99)-got["h"].quantile(0.99), "b-over-h-p99-ms")
 	b.ReportMetric(0, "ns/op") // one op is a whole round: the metrics above are the measurement
 }
 
-// The API server's own time per webhook call.
-const admissionMetric = "apiserver_admission_webhook_admission_duration_seconds"
+// The API server's own admission metrics, all histograms in seconds: per webhook call, per
+// in-tree plugin call (MutatingAdmissionWebhook and ValidatingAdmissionWebhook are plugins: a second
+// call of the mutating one for a CREATE is the reinvocation of the mutating chain), and per step
+// (admit: the whole mutating chain, reinvocation included; validate).
+const (
+	webhookMetric    = "apiserver_admission_webhook_admission_duration_seconds"
+	controllerMetric = "apiserver_admission_controller_admission_duration_seconds"
+	stepMetric       = "apiserver_admission_step_admission_duration_seconds"
+)
 
-// histogram is one series of admissionMetric: cumulative counts per upper bound, and the sum.
+// histogram is one series of an admission metric: cumulative counts per upper bound, and the sum.
 type histogram struct {
 	bounds []float64
 	counts []float64
@@ -305,8 +329,9 @@ type histogram struct {
 	count  float64
 }
 
-// admissionDurations reads admissionMetric from the API server's /metrics, per webhook and type
-// (admit: mutating, validating), for CREATE.
+// admissionDurations reads the admission metrics from the API server's /metrics for CREATE, keyed
+// by metric, name and type ("apiserver_admission_webhook_admission_duration_seconds
+// mutate.kriguard.io/admit"; a step has no name), the rejected and accepted series summed.
 func admissionDurations(b *testing.B) map[string]*histogram {
 	b.Helper()
 	cs, err := kubernetes.NewForConfig(env.Config)
@@ -320,7 +345,17 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 	out := map[string]*histogram{}
 	for line := range strings.Lines(string(raw)) {
 		name, rest, ok := strings.Cut(line, "{")
-		if !ok || !strings.HasPrefix(name, admissionMetric) {
+		if !ok {
+			continue
+		}
+		metric, part := name, ""
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if m, ok := strings.CutSuffix(name, suffix); ok {
+				metric, part = m, suffix
+				break
+			}
+		}
+		if metric != webhookMetric && metric != controllerMetric && metric != stepMetric {
 			continue
 		}
 		labels, value, ok := strings.Cut(rest, "} ")
@@ -339,20 +374,25 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 		if l["operation"] != "CREATE" {
 			continue
 		}
-		key := l["name"] + "/" + l["type"]
+		key := metric + " " + l["name"] + "/" + l["type"]
 		h := out[key]
 		if h == nil {
 			h = &histogram{}
 			out[key] = h
 		}
-		switch strings.TrimPrefix(name, admissionMetric) {
+		switch part {
 		case "_bucket":
 			le, err := strconv.ParseFloat(l["le"], 64)
 			if err != nil { // +Inf
 				le = math.Inf(1)
 			}
-			h.bounds = append(h.bounds, le)
-			h.counts = append(h.counts, v)
+			// The rejected and the accepted series have the same buckets, in the same order.
+			if i := slices.Index(h.bounds, le); i >= 0 {
+				h.counts[i] += v
+			} else {
+				h.bounds = append(h.bounds, le)
+				h.counts = append(h.counts, v)
+			}
 		case "_sum":
 			h.sum += v
 		case "_count":
@@ -360,6 +400,60 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 		}
 	}
 	return out
+}
+
+// calls is the number of observations of key between before and after, and their mean in
+// milliseconds.
+func calls(before, after map[string]*histogram, key string) (n, meanMS float64) {
+	h, old := after[key], before[key]
+	if h == nil {
+		return 0, math.NaN()
+	}
+	n, sum := h.count, h.sum
+	if old != nil {
+		n, sum = n-old.count, sum-old.sum
+	}
+	return n, 1000 * sum / n
+}
+
+// countCalls creates objects in each configuration's namespace, one at a time, and prints what the
+// API server did for each CREATE, from its own metrics: the calls of every webhook, the calls of the
+// mutating chain (two: the chain ran again, as it does after a patch changed the object), the mean
+// of the admit and validate steps. It checks that kriguard's webhook and the do-nothing one that
+// patches (h) annotate the object alike.
+func countCalls(b *testing.B, c client.Client) {
+	const n = 50
+	ctx := context.Background()
+	for _, m := range benchModes {
+		before := admissionDurations(b)
+		var obj *unstructured.Unstructured
+		for range n {
+			obj = benchObject(m.namespace)
+			if err := c.Create(ctx, obj); err != nil {
+				b.Fatalf("%s: %v", m.key, err)
+			}
+		}
+		after := admissionDurations(b)
+		if m.key == "b" || m.key == "h" {
+			if got, want := obj.GetAnnotations()[naming.AnnotationKRI], nopKRI(m.namespace, obj.GetName()); got != want {
+				b.Errorf("%s: annotation %s = %q, want %q", m.key, naming.AnnotationKRI, got, want)
+			}
+		}
+		var line strings.Builder
+		fmt.Fprintf(&line, "calls per CREATE, %s (%s):", m.key, m.what)
+		for _, key := range slices.Sorted(maps.Keys(after)) {
+			if metric, rest, _ := strings.Cut(key, " "); metric == webhookMetric {
+				if k, _ := calls(before, after, key); k > 0 {
+					fmt.Fprintf(&line, " %s %.2f,", rest, k/n)
+				}
+			}
+		}
+		chain, _ := calls(before, after, controllerMetric+" MutatingAdmissionWebhook/admit")
+		_, admit := calls(before, after, stepMetric+" /admit")
+		_, validate := calls(before, after, stepMetric+" /validate")
+		fmt.Fprintf(&line, " mutating chain %.2f; step means: admit %.3f ms, validate %.3f ms", chain/n, admit, validate)
+		fmt.Println(line.String())
+	}
 }
 
 // quantile is the q-quantile of the calls between before and h, interpolated within its bucket as
@@ -392,27 +486,57 @@ func (h *histogram) quantile(before *histogram, q float64) float64 {
 }
 
 // reportAdmission reports the API server's time per call of each webhook of the run, kriguard's
-// and the do-nothing one's, mutating and validating separately, in milliseconds: the mean and
-// the p50 and p99 of its histogram (coarse: its buckets are 5, 25, 100, 500 ms...).
-func reportAdmission(b *testing.B, before, after map[string]*histogram) {
+// and the do-nothing ones', mutating and validating separately, in milliseconds: the mean and
+// the p50 and p99 of its histogram (coarse: its buckets are 5, 25, 100, 500 ms...). Beside them, the
+// time kriguard's server spent in each handler (controller-runtime's webhook latency: body read,
+// decision and answer written; no TLS, no connection).
+func reportAdmission(b *testing.B, before, after map[string]*histogram, served map[string][2]float64) {
 	for _, key := range []string{
-		"mutate.kriguard.io/admit", "mutate.nop.kriguard.io/admit",
-		"validate.kriguard.io/validating", "validate.nop.kriguard.io/validating",
+		"mutate.kriguard.io/admit", "mutate.nop.kriguard.io/admit", "mutate.nop-patch.kriguard.io/admit",
+		"validate.kriguard.io/validating", "validate.nop.kriguard.io/validating", "validate.nop-patch.kriguard.io/validating",
 	} {
-		h, old := after[key], before[key]
+		h, old := after[webhookMetric+" "+key], before[webhookMetric+" "+key]
 		if h == nil {
-			b.Errorf("the API server has no %s for %s", admissionMetric, key)
+			b.Errorf("the API server has no %s for %s", webhookMetric, key)
 			continue
 		}
-		n, sum := h.count, h.sum
-		if old != nil {
-			n, sum = n-old.count, sum-old.sum
-		}
+		n, mean := calls(before, after, webhookMetric+" "+key)
 		metric := "apiserver-" + strings.NewReplacer(".kriguard.io", "", "/", "-").Replace(key)
-		fmt.Printf("%s: %.0f calls, mean %.3f ms, p50 %.3f ms, p99 %.3f ms\n", key, n, 1000*sum/n,
+		fmt.Printf("%s: %.0f calls, mean %.3f ms, p50 %.3f ms, p99 %.3f ms\n", key, n, mean,
 			1000*h.quantile(old, 0.5), 1000*h.quantile(old, 0.99))
-		b.ReportMetric(1000*sum/n, metric+"-mean-ms")
+		b.ReportMetric(mean, metric+"-mean-ms")
 	}
+	now := handlerLatency(b)
+	for _, path := range []string{"/mutate", "/validate"} {
+		n, sum := now[path][0]-served[path][0], now[path][1]-served[path][1]
+		fmt.Printf("kriguard's handler %s: %.0f calls, mean %.3f ms\n", path, n, 1000*sum/n)
+		b.ReportMetric(1000*sum/n, "served"+strings.ReplaceAll(path, "/", "-")+"-mean-ms")
+	}
+}
+
+// handlerLatency is the count and sum, per path, of controller-runtime's
+// controller_runtime_webhook_latency_seconds: kriguard's webhook server runs in this process.
+func handlerLatency(b *testing.B) map[string][2]float64 {
+	b.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string][2]float64{}
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_webhook_latency_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "webhook" {
+					h := m.GetHistogram()
+					out[l.GetValue()] = [2]float64{float64(h.GetSampleCount()), h.GetSampleSum()}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // loadAverage is the machine's load average over 1, 5 and 15 minutes.
