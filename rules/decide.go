@@ -220,7 +220,8 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 		if old, err = decodeObject(runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec); err != nil {
 			return d, err
 		}
-		w.setOld(old.rawSpec)
+		sections, _ := old.refSpecs()
+		w.setOld(sections)
 	}
 	kri, valid, before, after, notes := c.checkFor(g, obj, w, &r)
 	if w.err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
@@ -157,7 +156,7 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 	// A Kubernetes name that is itself no DNS-1123 subdomain is refused by the API server before
 	// any copy; a Universal one is stored as written, and its copy is what a Kubernetes receiver
 	// refuses.
-	if ok && (universal || len(validation.IsDNS1123Subdomain(obj.name)) == 0) {
+	if ok && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
 		labels := obj.labels
 		if universal {
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules

@@ -63,11 +63,11 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
 		before = tag(append(before, naming.FieldName.Validate(v, displayNameLabelPath)...), len(before), RuleDisplayNameLabel)
 	}
-	if w != nil && obj.rawSpec != nil {
+	if sections, _ := obj.refSpecs(); w != nil && sections != nil {
 		if w.limit > 0 {
 			w.limit = max(w.limit-len(before), 0)
 		}
-		w.walkSpec(obj.rawSpec)
+		w.walkSpec(sections)
 	}
 	var errs field.ErrorList
 	if g.gk.Group == KumaGroup {
@@ -205,7 +205,7 @@ func (s pathStep) is(k string) bool {
 
 // walkSpec walks spec, a JSON value, for the problems of the target references in it.
 func (w *refWalk) walkSpec(spec []byte) {
-	if w.seed == (maphash.Seed{}) {
+	if w.old != nil && w.seed == (maphash.Seed{}) {
 		w.seed = maphash.MakeSeed()
 	}
 	w.data = spec
@@ -229,7 +229,12 @@ func (w *refWalk) setOld(spec []byte) {
 	w.data = nil
 }
 
+// hashStep is the place of step s under the place parent. Places are compared only with the old
+// object's (w.old, set on UPDATE): without one they are not computed.
 func (w *refWalk) hashStep(parent uint64, s pathStep) uint64 {
+	if w.old == nil {
+		return 0
+	}
 	var h maphash.Hash
 	h.SetSeed(w.seed)
 	var b [9]byte
@@ -361,15 +366,16 @@ func (w *refWalk) ref(top *frame, i int) {
 // the target reference top: as the old object's when recording, else as pre-existing when the old
 // object had them at the same place with the same value, else as new, within the limits.
 func (w *refWalk) problem(top *frame, key string, raw []byte, s string, isString bool, rule Rule, build func(*field.Path) field.ErrorList) {
-	place := w.hashStep(top.place, pathStep{key: key, isKey: true})
-	at := refProblem{place: place, value: w.hashValue(raw, s, isString)}
-	if w.recording {
-		w.old[at] = struct{}{}
-		return
-	}
 	list, limit := &w.errs, &w.limit
-	if _, ok := w.old[at]; ok {
-		list, limit = &w.kept, &w.keepLimit
+	if w.old != nil {
+		at := refProblem{place: w.hashStep(top.place, pathStep{key: key, isKey: true}), value: w.hashValue(raw, s, isString)}
+		if w.recording {
+			w.old[at] = struct{}{}
+			return
+		}
+		if _, ok := w.old[at]; ok {
+			list, limit = &w.kept, &w.keepLimit
+		}
 	}
 	if *limit == 0 {
 		*list = append(*list, omittedProblem)

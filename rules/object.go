@@ -26,12 +26,13 @@ type admitted struct {
 	// spec is the object's spec, decoded, for the kinds whose rules read more of it than target
 	// references (wholeSpec), else nil.
 	spec any
-	// rawSpec is the object's spec as sent, when it may hold a target reference's section name,
-	// else nil. Target references are found in it without decoding it (refWalk).
+	// rawSpec is the object's spec as sent, nil when absent or null. What the reference checks
+	// read of it is found without decoding it (refSpecs).
 	rawSpec []byte
-	// refSpec is the object's spec as sent, when it may hold a target reference by name or of a
-	// kind a release removed, else nil (refsFor).
-	refSpec []byte
+	// sections and refs are rawSpec when it may hold a target reference's section name (refWalk),
+	// and one by name or of a kind a release removed (refsFor), once scanned is set.
+	sections, refs []byte
+	scanned        bool
 	// originKRI is status.origin.kri, when hasOriginKRI.
 	originKRI    any
 	hasOriginKRI bool
@@ -116,8 +117,7 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 		if wholeSpec {
 			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
 		}
-		o.rawSpec = mayHoldSections(spec)
-		o.refSpec = mayHoldRefs(spec)
+		o.rawSpec = spec
 	}
 	o.originKRI, o.hasOriginKRI = originKRI(top["status"])
 	return o, nil
@@ -137,13 +137,60 @@ func originKRI(status span) (any, bool) {
 	return v, found
 }
 
-// mayHoldSections returns spec when it may hold a "sectionName" member, else nil. An escaped key
-// may spell it.
-func mayHoldSections(spec span) []byte {
-	if spec == nil || string(spec) == "null" || !bytes.Contains(spec, sectionNameKey) && !bytes.Contains(spec, unicodeEscape) {
-		return nil
+// refSpecs returns the object's spec when it may hold a target reference's section name
+// (sections: refWalk walks it) and when it may hold a reference by name or of a kind a release
+// removed (refs: refsFor decodes it), else nil for either. The spec is read for both at the first
+// call, and only then: the mutating webhook never asks.
+func (o *admitted) refSpecs() (sections, refs []byte) {
+	if !o.scanned {
+		o.sections, o.refs = specHolds(o.rawSpec)
+		o.scanned = true
 	}
-	return spec
+	return o.sections, o.refs
+}
+
+// specHolds reads spec, valid JSON, once for the strings the reference checks look for, each
+// compared whole: the key sectionName; a reference key (targetRef, backendRefs, backendRef) and one
+// of the keys name and namespace or a targetRef kind a release removed. A string with a \u escape
+// may spell any of them: it returns spec for both.
+func specHolds(spec []byte) (sections, refs []byte) {
+	if spec == nil || string(spec) == "null" {
+		return nil, nil
+	}
+	var refKey, byName bool
+	for i := 0; i < len(spec); {
+		q := bytes.IndexByte(spec[i:], '"')
+		if q < 0 {
+			break
+		}
+		start := i + q + 1
+		end := start
+		for ; end < len(spec) && spec[end] != '"'; end++ {
+			if spec[end] == '\\' {
+				if end+1 < len(spec) && spec[end+1] == 'u' {
+					return spec, spec
+				}
+				end++ // the escaped byte
+			}
+		}
+		switch s := spec[start:min(end, len(spec))]; string(s) {
+		case "sectionName":
+			sections = spec
+		case "targetRef", "backendRefs", "backendRef":
+			refKey = true
+		case "name", "namespace":
+			byName = true
+		default:
+			if len(s) > 0 && 'A' <= s[0] && s[0] <= 'Z' && removedRefKinds[string(s)] {
+				byName = true
+			}
+		}
+		i = end + 1
+	}
+	if refKey && byName {
+		refs = spec
+	}
+	return sections, refs
 }
 
 // span is a JSON value left undecoded: the bytes of raw it spans, not a copy. decodePartial owns
@@ -162,11 +209,10 @@ func (s span) MarshalJSON() ([]byte, error) { return s, nil }
 var errUnsure = errors.New("left to the full decode")
 
 var (
-	// unicodeEscape, sectionNameKey and kriKey find a spec that may hold a target reference's
-	// section name and a status that may hold origin.kri. An escaped key may spell either.
-	unicodeEscape  = []byte(`\u`)
-	sectionNameKey = []byte(`"sectionName"`)
-	kriKey         = []byte(`"kri"`)
+	// unicodeEscape and kriKey find a status that may hold origin.kri. An escaped key may spell
+	// it.
+	unicodeEscape = []byte(`\u`)
+	kriKey        = []byte(`"kri"`)
 )
 
 // decodePartial reads what the rules read in one pass over raw (scanner), or returns errUnsure when
@@ -234,8 +280,7 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 		if wholeSpec {
 			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
 		}
-		o.rawSpec = mayHoldSections(spec)
-		o.refSpec = mayHoldRefs(spec)
+		o.rawSpec = spec
 	}
 	o.originKRI, o.hasOriginKRI = originKRI(status)
 	return o, nil

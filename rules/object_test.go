@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 var meshTimeoutGK = schema.GroupKind{Group: "kuma.io", Kind: "MeshTimeout"}
@@ -171,7 +173,9 @@ func compareDecoders(t *testing.T, raw []byte) {
 	if !maps.Equal(part.annotations, full.annotations) || (part.annotations == nil) != (full.annotations == nil) {
 		t.Errorf("annotations: partial %#v, full %#v", part.annotations, full.annotations)
 	}
-	partErrs, fullErrs := refProblems(part.rawSpec), refProblems(full.rawSpec)
+	partSections, _ := part.refSpecs()
+	fullSections, _ := full.refSpecs()
+	partErrs, fullErrs := refProblems(partSections), refProblems(fullSections)
 	if !reflect.DeepEqual(partErrs, fullErrs) {
 		t.Errorf("target reference problems: partial %v, full %v", partErrs, fullErrs)
 	}
@@ -238,4 +242,47 @@ func refProblems(spec []byte) field.ErrorList {
 	w := &refWalk{ctx: context.Background(), limit: -1}
 	w.walkSpec(spec)
 	return w.errs
+}
+
+// FuzzSpecHolds holds specHolds to what the reference checks find: a spec it does not return as
+// sections has no section-name problem for refWalk, and one it does not return as refs no
+// reference by name or of a removed kind for refsFor, under any release.
+func FuzzSpecHolds(f *testing.F) {
+	for _, s := range []string{
+		`{"targetRef":{"kind":"MeshService","sectionName":"Bad_Port"}}`,
+		`{"to":[{"targetRef":{"kind":"MeshService","name":"backend","namespace":"ns"}}]}`,
+		`{"to":[{"targetRef":{"kind":"MeshServiceSubset","tags":{"a":"b"}}}]}`,
+		`{"rules":[{"default":{"backendRefs":[{"kind":"MeshService","name":"b","sectionName":"_"}]}}]}`,
+		`{"targetRef":{"kind":"Mesh","\u0073ectionName":"x_"}}`,
+		`{"targetRef":{"kind":"Mesh","sectionName\\":"x_"}}`,
+		`{"a":"\"sectionName\"","targetRef":{"name":"x"}}`,
+		`null`, `[]`, `"name"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		if !stdjson.Valid(spec) {
+			return
+		}
+		sections, refs := specHolds(spec)
+		if sections == nil {
+			if errs := refProblems(spec); len(errs) > 0 {
+				t.Errorf("specHolds(%s) returned no sections, but refWalk finds %v", spec, errs)
+			}
+		}
+		if refs != nil {
+			return
+		}
+		for _, rel := range naming.Releases() {
+			if !rel.RefsByLabelsOnly() {
+				continue
+			}
+			c := DefaultConfig().forRelease(rel)
+			g := &guard{gk: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, kri: true}
+			with := &admitted{rawSpec: spec, sections: spec, refs: spec, scanned: true}
+			if errs, notes := c.refsFor(g, with); len(errs)+len(notes) > 0 {
+				t.Errorf("specHolds(%s) returned no refs, but refsFor under %s finds %v %v", spec, rel, errs, notes)
+			}
+		}
+	})
 }

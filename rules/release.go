@@ -22,18 +22,12 @@ var (
 	kindPath            = field.NewPath("kind")
 	ownerReferencesPath = field.NewPath("metadata", "ownerReferences")
 	ownerReferencesKey  = []byte(`"ownerReferences"`)
-	refKeys             = [][]byte{[]byte(`"targetRef"`), []byte(`"backendRefs"`), []byte(`"backendRef"`)}
-	// refByNameValues are what a reference by name or of a removed kind holds: the keys name and
-	// namespace, and the targetRef kinds a release removed, as JSON strings.
-	refByNameValues = func() [][]byte {
-		out := [][]byte{[]byte(`"name"`), []byte(`"namespace"`)}
-		seen := map[string]bool{}
+	// removedRefKinds are the targetRef kinds a release removed, in any release.
+	removedRefKinds = func() map[string]bool {
+		out := map[string]bool{}
 		for _, rel := range naming.Releases() {
 			for _, k := range rel.RemovedTargetRefKinds() {
-				if !seen[k] {
-					seen[k] = true
-					out = append(out, []byte(`"`+k+`"`))
-				}
+				out[k] = true
 			}
 		}
 		return out
@@ -205,11 +199,15 @@ func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field
 // its by-name outbound references: both are left alone, as kriguard fix leaves them.
 func (c *Config) refsFor(g *guard, obj *admitted) (errs, notes field.ErrorList) {
 	rel := c.release
-	if obj.refSpec == nil || !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
+	if !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
+		return nil, nil
+	}
+	_, raw := obj.refSpecs()
+	if raw == nil {
 		return nil, nil
 	}
 	var spec any
-	if err := json.UnmarshalCaseSensitivePreserveInts(obj.refSpec, &spec); err != nil {
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &spec); err != nil {
 		return nil, nil
 	}
 	ns := obj.labels[naming.LabelNamespace]
@@ -292,23 +290,6 @@ func (w *refsWalk) labels(name, namespace any, hasNS bool) string {
 		s += fmt.Sprintf(", %s: %q", naming.LabelNamespace, ns)
 	}
 	return s + "}"
-}
-
-// mayHoldRefs returns spec when it may hold a target reference by name or of a kind a release
-// removed, else nil: a reference key and one of refByNameValues. An escaped key or value may spell
-// either.
-func mayHoldRefs(spec span) []byte {
-	if spec == nil || string(spec) == "null" {
-		return nil
-	}
-	if bytes.Contains(spec, unicodeEscape) {
-		return spec
-	}
-	if !slices.ContainsFunc(refKeys, func(k []byte) bool { return bytes.Contains(spec, k) }) ||
-		!slices.ContainsFunc(refByNameValues, func(v []byte) bool { return bytes.Contains(spec, v) }) {
-		return nil
-	}
-	return spec
 }
 
 // removedRefKind is the problem of a reference of kind, a targetRef kind rel removed, at p.

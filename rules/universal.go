@@ -184,12 +184,11 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 		if g.wholeSpec {
 			obj.spec = decodeReads(u.Spec, newReadTree(specReads(g.gk)))
 		}
-		obj.rawSpec = mayHoldSections(u.Spec)
-		obj.refSpec = mayHoldRefs(u.Spec)
+		obj.rawSpec = u.Spec
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
-	if obj.rawSpec != nil {
-		w.walkSpec(obj.rawSpec)
+	if sections, _ := obj.refSpecs(); sections != nil {
+		w.walkSpec(sections)
 		if w.err != nil {
 			return d, w.err
 		}

@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -89,5 +91,33 @@ func countOverride(kind string, op admissionv1.Operation, decision string, e rul
 	if enf == "" {
 		enf = noEnforcement
 	}
-	decisions.WithLabelValues(kind, opLabel, decision, enf, override, release, mode).Inc()
+	decisionCounter(decisionLabels{kind, opLabel, decision, enf, override, release, mode}).Inc()
+}
+
+// decisionLabels are the label values of one series of decisions.
+type decisionLabels struct{ kind, operation, decision, enforcement, override, release, mode string }
+
+// decisionCounters holds the series of decisions by their labels: a look-up in it costs a tenth
+// of WithLabelValues, which validates and hashes every value (docs/performance.md). It grows as
+// the label set does, which stays bounded (countOverride).
+var decisionCounters struct {
+	sync.RWMutex
+	m map[decisionLabels]prometheus.Counter
+}
+
+func decisionCounter(l decisionLabels) prometheus.Counter {
+	decisionCounters.RLock()
+	c, ok := decisionCounters.m[l]
+	decisionCounters.RUnlock()
+	if ok {
+		return c
+	}
+	c = decisions.WithLabelValues(l.kind, l.operation, l.decision, l.enforcement, l.override, l.release, l.mode)
+	decisionCounters.Lock()
+	if decisionCounters.m == nil {
+		decisionCounters.m = map[decisionLabels]prometheus.Counter{}
+	}
+	decisionCounters.m[l] = c
+	decisionCounters.Unlock()
+	return c
 }

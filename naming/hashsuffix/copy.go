@@ -12,7 +12,7 @@ import (
 // Universal value over 63 characters, copied along). nil when it can.
 func CopyProblems(name string, labels map[string]string) []string {
 	var out []string
-	if !dnsSubdomain(name) {
+	if !IsDNS1123Subdomain(name) {
 		for _, msg := range validation.IsDNS1123Subdomain(name) {
 			out = append(out, fmt.Sprintf("metadata.name %q: %s", name, msg))
 		}

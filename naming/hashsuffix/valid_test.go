@@ -30,8 +30,8 @@ func TestValidChecks(t *testing.T) {
 		{strings.Repeat("a", 254), false, false, false},
 		{"é", false, false, false},
 	} {
-		if got := dnsSubdomain(tt.s); got != tt.subdomain {
-			t.Errorf("dnsSubdomain(%q) = %v", tt.s, got)
+		if got := IsDNS1123Subdomain(tt.s); got != tt.subdomain {
+			t.Errorf("IsDNS1123Subdomain(%q) = %v", tt.s, got)
 		}
 		if got := qualifiedName(tt.s); got != tt.key {
 			t.Errorf("qualifiedName(%q) = %v", tt.s, got)
@@ -48,8 +48,8 @@ func FuzzValidChecks(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := dnsSubdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
-			t.Errorf("dnsSubdomain(%q) = %v, apimachinery %v", s, got, want)
+		if got, want := IsDNS1123Subdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
+			t.Errorf("IsDNS1123Subdomain(%q) = %v, apimachinery %v", s, got, want)
 		}
 		if got, want := qualifiedName(s), len(validation.IsQualifiedName(s)) == 0; got != want {
 			t.Errorf("qualifiedName(%q) = %v, apimachinery %v", s, got, want)
