@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/json"
+
+	"github.com/kriguard/kriguard/internal/jsonscan"
 )
 
 // admitted is what the rules read of an admitted object. decodeObject fills it from a partial
@@ -215,17 +217,18 @@ var (
 	kriKey        = []byte(`"kri"`)
 )
 
-// decodePartial reads what the rules read in one pass over raw (scanner), or returns errUnsure when
-// only decodeFull can be trusted with raw: invalid JSON (trailing bytes and NUL included), another
-// kind, a repeated member the rules read, a key with an escape at the top level or in metadata, a
-// metadata field of the wrong type or null. spec is decoded when wholeSpec is set, and kept raw
-// when it may hold a section name; status is decoded when it may hold origin.kri.
+// decodePartial reads what the rules read in one pass over raw (jsonscan), or returns errUnsure
+// when only decodeFull can be trusted with raw: invalid JSON (trailing bytes and NUL included),
+// another kind, a repeated member the rules read, a key with an escape at the top level or in
+// metadata, a metadata field of the wrong type or null. spec is decoded when wholeSpec is set, and
+// kept raw when it may hold a section name; status is decoded when it may hold origin.kri.
 //
 // It accepts one thing the full decode refuses: a number beyond float64's range in a part of the
 // object it leaves raw. The API server decodes every object it sends with the same decoder, so no
 // such object reaches the webhook.
 func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, error) {
-	s := &scanner{data: raw}
+	s := &jsonscan.Scanner{}
+	s.Reset(raw)
 	o := &admitted{}
 	var apiVersion, kind string
 	var spec, status span
@@ -245,29 +248,29 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 		seen |= bit
 		return true
 	}
-	ok := s.members(false, func(key []byte) bool {
+	ok := s.Object(false, func(key []byte) bool {
 		switch string(key[1 : len(key)-1]) {
 		case "apiVersion":
-			return once(seenAPIVersion) && s.stringOrNull(&apiVersion)
+			return once(seenAPIVersion) && stringOrNull(s, &apiVersion)
 		case "kind":
-			return once(seenKind) && s.stringOrNull(&kind)
+			return once(seenKind) && stringOrNull(s, &kind)
 		case "mesh":
-			return once(seenMesh) && s.stringOrNull(&o.mesh)
+			return once(seenMesh) && stringOrNull(s, &o.mesh)
 		case "metadata":
-			return once(seenMetadata) && s.metadata(o)
+			return once(seenMetadata) && metadata(s, o)
 		case "spec", "status":
 			bit, to := uint8(seenSpec), &spec
 			if key[2] == 't' {
 				bit, to = seenStatus, &status
 			}
-			start, ok := s.value()
-			*to = raw[start:s.i]
+			v, ok := s.Value()
+			*to = v
 			return once(bit) && ok
 		}
-		_, ok := s.value()
+		_, ok := s.Value()
 		return ok
 	})
-	if s.space(); !ok || s.i != len(raw) {
+	if !ok || !s.End() {
 		return nil, errUnsure
 	}
 	if kind != gk.Kind {
@@ -287,22 +290,21 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 }
 
 // stringOrNull reads a string, or null, which leaves to as it is.
-func (s *scanner) stringOrNull(to *string) bool {
-	s.space()
-	if s.i < len(s.data) && s.data[s.i] == 'n' {
-		return s.literal("null")
+func stringOrNull(s *jsonscan.Scanner, to *string) bool {
+	if c, _ := s.Peek(); c == 'n' {
+		return s.Literal("null")
 	}
-	v, ok := s.stringValue()
+	v, ok := s.String()
 	*to = v
 	return ok
 }
 
 // metadata reads the metadata object, or null, into o: its name, generateName and namespace must
-// be strings, its labels and annotations maps of strings, each given once.
-func (s *scanner) metadata(o *admitted) bool {
-	s.space()
-	if s.i < len(s.data) && s.data[s.i] == 'n' {
-		return s.literal("null")
+// be strings (null, which the full decode refuses there, is refused), its labels and annotations
+// maps of strings, each given once.
+func metadata(s *jsonscan.Scanner, o *admitted) bool {
+	if c, _ := s.Peek(); c == 'n' {
+		return s.Literal("null")
 	}
 	var seen uint8
 	once := func(bit uint8) bool {
@@ -312,53 +314,45 @@ func (s *scanner) metadata(o *admitted) bool {
 		seen |= bit
 		return true
 	}
-	return s.members(false, func(key []byte) bool {
+	return s.Object(false, func(key []byte) bool {
 		var ok bool
 		switch string(key[1 : len(key)-1]) {
 		case "name":
-			o.name, ok = s.metaString()
+			o.name, ok = s.String()
 			return once(1) && ok
 		case "generateName":
-			o.generateName, ok = s.metaString()
+			o.generateName, ok = s.String()
 			return once(2) && ok
 		case "namespace":
-			o.namespace, ok = s.metaString()
+			o.namespace, ok = s.String()
 			return once(4) && ok
 		case "labels":
-			o.labels, ok = s.metaMap()
+			o.labels, ok = metaMap(s)
 			o.hasLabels = true
 			return once(8) && ok
 		case "annotations":
-			o.annotations, ok = s.metaMap()
+			o.annotations, ok = metaMap(s)
 			o.hasAnnotations = true
 			return once(16) && ok
 		}
-		_, ok = s.value()
+		_, ok = s.Value()
 		return ok
 	})
 }
 
-// metaString reads a metadata string. null, which the full decode refuses there, is refused.
-func (s *scanner) metaString() (string, bool) {
-	s.space()
-	return s.stringValue()
-}
-
 // metaMap reads a metadata map of strings: labels or annotations. null and a value that is not a
 // string, which the full decode refuses, are refused; a repeated key keeps its last value in both.
-func (s *scanner) metaMap() (map[string]string, bool) {
-	m := map[string]string{}
-	s.space()
-	if s.i >= len(s.data) || s.data[s.i] != '{' {
+func metaMap(s *jsonscan.Scanner) (map[string]string, bool) {
+	if c, _ := s.Peek(); c != '{' {
 		return nil, false
 	}
-	return m, s.members(true, func(key []byte) bool {
-		k, ok := s.unquote(key)
+	m := map[string]string{}
+	return m, s.Object(true, func(key []byte) bool {
+		k, ok := s.Unquote(key)
 		if !ok {
 			return false
 		}
-		s.space()
-		v, ok := s.stringValue()
+		v, ok := s.String()
 		if !ok {
 			return false
 		}

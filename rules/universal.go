@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/json"
 
+	"github.com/kriguard/kriguard/internal/jsonscan"
 	"github.com/kriguard/kriguard/naming"
 )
 
@@ -53,7 +54,7 @@ func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
 // valid JSON, not an object, or has one of those members of another type, repeated, with escapes
 // in its key, or a string that is not valid UTF-8 (FuzzDecodeUniversal holds it to the full decode).
 func decodeUniversalTop(raw []byte) (u universalResource, ok bool) {
-	if !validJSON(raw) {
+	if !jsonscan.Valid(raw) {
 		return u, false
 	}
 	i := skipSpace(raw, 0)

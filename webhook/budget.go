@@ -18,7 +18,7 @@ const (
 	// manager's caches, TLS, the binary's resident pages. An idle webhook holds about 40 MiB.
 	memoryReserve = 48 << 20
 	// decisionCostPerByte and decisionCostPerNode are the memory deciding a review takes, besides
-	// its body, per byte of the body and per JSON value in it (countNodes), at worst: the copies
+	// its body, per byte of the body and per JSON value in it (jsonscan.Count), at worst: the copies
 	// of object and oldObject the review's decoder makes, and the specs the checks decode into
 	// maps and lists, whose cost follows the number of values more than their bytes (a list of
 	// 1,000,000 empty objects is 3 MB of JSON and 60 MB decoded). Finding problems costs nothing
@@ -237,65 +237,3 @@ func (b *Budget) giveDecision(n int64) {
 		b.decisions.give(min(n, b.decisions.size), "", 0)
 	}
 }
-
-// countNodes counts the JSON values of body, valid or not, without decoding it: the first, each
-// member's value (after a ':') and each item of an array (its first, and one after each ',' in it).
-// It is what the decision's cost follows. Past maxCountDepth levels every ',' counts, which is
-// never less.
-func countNodes(body []byte) int64 {
-	n := int64(1)
-	var arrays [maxCountDepth/64 + 1]uint64 // whether each open container is an array
-	depth := 0
-	inArray := func() bool {
-		return depth == 0 || depth > maxCountDepth || arrays[(depth-1)/64]&(1<<((depth-1)%64)) != 0
-	}
-	inString, first := false, false // first: an array just opened, its first item not seen yet
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		if first && c != ']' {
-			n++
-		}
-		first = false
-		switch c {
-		case '"':
-			inString = true
-		case ':':
-			n++
-		case ',':
-			if inArray() {
-				n++
-			}
-		case '[', '{':
-			depth++
-			if depth <= maxCountDepth {
-				bit := uint64(1) << ((depth - 1) % 64)
-				if c == '[' {
-					arrays[(depth-1)/64] |= bit
-				} else {
-					arrays[(depth-1)/64] &^= bit
-				}
-			}
-			first = c == '['
-		case ']', '}':
-			depth = max(depth-1, 0)
-		}
-	}
-	return n
-}
-
-// maxCountDepth is the nesting countNodes tells arrays from objects in: the review's decoder
-// refuses deeper JSON anyway.
-const maxCountDepth = 10_000

@@ -377,59 +377,6 @@ func TestSlowSenderHoldsOnlyItsBody(t *testing.T) {
 	}
 }
 
-// countNodes counts each JSON value once, a container that follows a comma too, and never fewer
-// than the values a decoder makes.
-func TestCountNodes(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want int64
-	}{
-		{`{}`, 1},
-		{`[]`, 1},
-		{`[{}]`, 2},
-		{`[{},{},{}]`, 4},
-		{`[ {} , {} ]`, 3},
-		{`{"a":1,"b":[1,2,{"c":[]}]}`, 7},
-		{`{"a,b:":"[{,"}`, 2},
-		{`"x"`, 1},
-		{`[[],[[]]]`, 4},
-		{`{"a":{"b":{}}}`, 3},
-	} {
-		if got := countNodes([]byte(tt.in)); got != tt.want {
-			t.Errorf("countNodes(%s) = %d, want %d", tt.in, got, tt.want)
-		}
-		var v any
-		if err := json.Unmarshal([]byte(tt.in), &v); err != nil {
-			t.Fatal(err)
-		}
-		if decoded := values(v); countNodes([]byte(tt.in)) < decoded {
-			t.Errorf("countNodes(%s) below the %d values decoded", tt.in, decoded)
-		}
-	}
-	// Deeper than it tells arrays from objects, it counts more, never less.
-	deep := strings.Repeat(`{"a":`, maxCountDepth+5) + `[1,2]` + strings.Repeat(`}`, maxCountDepth+5)
-	if got, want := countNodes([]byte(deep)), int64(maxCountDepth+5+3); got < want {
-		t.Errorf("deep: %d, want at least %d", got, want)
-	}
-	// Not JSON: no panic.
-	countNodes([]byte(`]]]}},,[{"\`))
-}
-
-func values(v any) int64 {
-	n := int64(1)
-	switch v := v.(type) {
-	case map[string]any:
-		for _, e := range v {
-			n += values(e)
-		}
-	case []any:
-		for _, e := range v {
-			n += values(e)
-		}
-	}
-	return n
-}
-
 // reviewUID finds request.uid without decoding the review, wherever it is in request, and
 // nothing that is not it.
 func TestReviewUID(t *testing.T) {
@@ -445,5 +392,25 @@ func TestReviewUID(t *testing.T) {
 		if got := reviewUID([]byte(tt.in)); got != tt.want {
 			t.Errorf("reviewUID(%.80s) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// reviewNodes charges a review by its JSON values, and a body that is not JSON, which the decoder
+// may read as YAML, as if it held a value every two bytes.
+func TestReviewNodes(t *testing.T) {
+	for in, want := range map[string]int64{
+		`{"a":1,"b":[1,2,{"c":[]}]}`: 7,
+		"[a,a,a,a,a,a,a,a,a,a]":      11,
+		"a: [1, 2, 3]\nb: 4\n":       10,
+		`{"a":[1,2,3]} x`:            8,
+	} {
+		if got := reviewNodes([]byte(in)); got != want {
+			t.Errorf("reviewNodes(%q) = %d, want %d", in, got, want)
+		}
+	}
+	// No fewer than the values a YAML decoder makes of it.
+	yaml := []byte("[" + strings.Repeat("a,", 1000) + "a]")
+	if got := reviewNodes(yaml); got < 1002 {
+		t.Errorf("a YAML list of 1,001 items is charged %d values", got)
 	}
 }

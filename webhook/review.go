@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kriguard/kriguard/internal/jsonscan"
 	"github.com/kriguard/kriguard/rules"
 )
 
@@ -173,7 +174,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// Only a complete body takes the memory of its decision, for the short time it is decided:
 	// a slow sender holds no more than what it has sent. The cost follows the number of values
 	// as much as the bytes (decisionCost).
-	cost := decisionCost(int64(len(raw)), countNodes(raw))
+	cost := decisionCost(int64(len(raw)), reviewNodes(raw))
 	if err := r.budget.takeDecision(ctx, cost, deadline); err != nil {
 		r.busy(ctx, w, rc, req, int64(len(raw)))
 		return
@@ -266,6 +267,18 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	writeReview(w, resp, gvk)
+}
+
+// reviewNodes is the number of JSON values of a review body that the decision's cost follows
+// (decisionCost). A body that is not JSON is charged a value every two bytes, the most any text
+// holds: the review decoder reads a body that does not look like JSON as YAML, whose values cost
+// as JSON's do.
+func reviewNodes(raw []byte) int64 {
+	n, ok := jsonscan.Count(raw)
+	if !ok {
+		return max(n, int64(len(raw))/2+1)
+	}
+	return n
 }
 
 // handle has h decide req and completes the answer, as controller-runtime's admission.Webhook.Handle

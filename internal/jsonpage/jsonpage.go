@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kriguard/kriguard/internal/jsonscan"
 )
 
 // Split checks that page is valid JSON, as encoding/json does, and returns the elements of its
@@ -26,7 +28,7 @@ func Split(dst [][]byte, page []byte, itemsKey string, member func(key string, v
 		if err := json.Unmarshal(page, &v); err != nil {
 			return nil, err
 		}
-		return nil, errors.New("invalid JSON") // unreachable: Valid is held to encoding/json's
+		return nil, errors.New("invalid JSON") // unreachable: jsonscan is held to encoding/json's
 	}
 	if err != nil {
 		return nil, err
@@ -53,83 +55,52 @@ type keyValue struct {
 // member and its other members. A page that is valid JSON of another shape is an error other than
 // errSyntax, as a type error of encoding/json's comes after its syntax errors.
 func split(dst [][]byte, page []byte, itemsKey string) ([][]byte, []keyValue, error) {
-	v := validator{b: page}
-	v.space()
-	if v.i < len(page) && page[v.i] != '{' {
-		if !Valid(page) {
+	var s jsonscan.Scanner
+	s.Reset(page)
+	if c, ok := s.Peek(); !ok {
+		return nil, nil, errSyntax
+	} else if c != '{' {
+		if !jsonscan.Valid(page) {
 			return nil, nil, errSyntax
 		}
-		if page[v.i] == 'n' {
+		if c == 'n' {
 			return dst, nil, nil
 		}
-		return nil, nil, fmt.Errorf("the page is a JSON %s, not an object", kindOf(page[v.i]))
-	}
-	if v.i >= len(page) {
-		return nil, nil, errSyntax
+		return nil, nil, fmt.Errorf("the page is a JSON %s, not an object", kindOf(c))
 	}
 	var (
 		members []keyValue
 		shape   error
 	)
-	v.enter()
-	v.i++
-	v.space()
-	for v.i < len(page) && page[v.i] != '}' {
-		ks := v.i
-		if page[ks] != '"' || !v.str() {
-			return nil, nil, errSyntax
+	element := func() bool {
+		e, ok := s.Value()
+		dst = append(dst, e)
+		return ok
+	}
+	ok := s.Object(true, func(lit []byte) bool {
+		key := string(lit[1 : len(lit)-1])
+		if s.Escaped() && json.Unmarshal(lit, &key) != nil {
+			return false
 		}
-		key := string(page[ks+1 : v.i-1])
-		if strings.IndexByte(key, '\\') >= 0 {
-			if err := json.Unmarshal(page[ks:v.i], &key); err != nil {
-				return nil, nil, errSyntax
-			}
-		}
-		v.space()
-		if v.i >= len(page) || page[v.i] != ':' {
-			return nil, nil, errSyntax
-		}
-		v.i++
-		v.space()
-		vs := v.i
+		c, _ := s.Peek()
 		switch {
 		case !Is(key, itemsKey):
-			if !v.value() {
-				return nil, nil, errSyntax
-			}
-			members = append(members, keyValue{key, page[vs:v.i]})
-		case vs < len(page) && page[vs] == '[':
+			v, ok := s.Value()
+			members = append(members, keyValue{key, v})
+			return ok
+		case c == '[':
 			dst = dst[:0]
-			if !v.elements(func(e []byte) { dst = append(dst, e) }) {
-				return nil, nil, errSyntax
-			}
-		default:
-			if !v.value() {
-				return nil, nil, errSyntax
-			}
-			if page[vs] == 'n' {
-				dst = dst[:0]
-			} else if shape == nil {
-				shape = fmt.Errorf("%s is a JSON %s, not an array", itemsKey, kindOf(page[vs]))
-			}
+			return s.Array(element)
 		}
-		v.space()
-		if v.i < len(page) && page[v.i] == ',' {
-			v.i++
-			v.space()
-			if v.i < len(page) && page[v.i] == '}' {
-				return nil, nil, errSyntax // a trailing comma
-			}
-		} else if v.i >= len(page) || page[v.i] != '}' {
-			return nil, nil, errSyntax
+		v, ok := s.Value()
+		if ok && c == 'n' {
+			dst = dst[:0]
+		} else if ok && shape == nil {
+			shape = fmt.Errorf("%s is a JSON %s, not an array", itemsKey, kindOf(v[0]))
 		}
-	}
-	if v.i >= len(page) {
-		return nil, nil, errSyntax
-	}
-	v.i++
-	v.space()
-	if v.i != len(page) {
+		return ok
+	})
+	if !ok || !s.End() {
 		return nil, nil, errSyntax
 	}
 	if shape != nil {

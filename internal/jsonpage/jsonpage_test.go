@@ -162,31 +162,3 @@ func BenchmarkSplit(b *testing.B) {
 		}
 	})
 }
-
-// TestValidDepth: encoding/json's nesting bound, 10,000.
-func TestValidDepth(t *testing.T) {
-	for _, depth := range []int{10000, 10001} {
-		for _, open := range []string{"[", `{"a":`} {
-			closing := map[string]string{"[": "]", `{"a":`: "}"}[open]
-			b := []byte(strings.Repeat(open, depth) + "1" + strings.Repeat(closing, depth))
-			if got, want := Valid(b), json.Valid(b); got != want || got != (depth <= 10000) {
-				t.Errorf("%d deep %s: Valid %v, encoding/json %v", depth, open, got, want)
-			}
-		}
-	}
-}
-
-// FuzzValid holds Valid to encoding/json.Valid.
-func FuzzValid(f *testing.F) {
-	for _, s := range []string{
-		`{"a":[1,-0.5e+3,true,false,null,"\u00e9\n\"",{}]}`, ` [ ] `, `"\ud800"`, "\"\xff\"", "\"\x1f\"", `01`, `-`,
-		`1.`, `1e`, `{"a" 1}`, `[1,]`, `{,}`, `nul`, `"\x"`, `"\u12g4"`, `1 2`, `{"a":1,}`, "\t\n\r 0 ",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := Valid(b), json.Valid(b); got != want {
-			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
-		}
-	})
-}

@@ -1,0 +1,212 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// validSeeds are inputs at the edges of JSON's syntax, valid and not.
+var validSeeds = []string{
+	`1`, `-0.5e+3`, `"a\u00e9\n"`, `[]`, `{}`, `[{},[],""]`, `{"a":[1,{"b":null}]}`, ` true `,
+	`{"a":[1,-0.5e+3,true,false,null,"\u00e9\n\"",{}]}`, ` [ ] `, `"\ud800"`, "\"\xff\"", "\"\x1f\"", "\t\n\r 0 ",
+	`01`, `1.`, `-`, `1e`, `.5`, `[1,]`, `{"a"}`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{1:2}`, `["\x"]`, `"\u12g4"`,
+	"\"\x01\"", `[}`, `{]`, `nul`, `truex`, `"`, `[`, `{"a":`, `1 2`, ``, ` `,
+	strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth),
+	strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+	strings.Repeat(`{"a":`, MaxDepth-1) + "{}" + strings.Repeat("}", MaxDepth-1),
+	strings.Repeat(`{"a":`, MaxDepth) + "{}" + strings.Repeat("}", MaxDepth),
+}
+
+// FuzzValid holds Valid to encoding/json.Valid: it takes exactly the inputs that are one JSON
+// value, nesting limit included.
+func FuzzValid(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+// TestValidDepth: encoding/json's nesting bound, 10,000.
+func TestValidDepth(t *testing.T) {
+	for _, depth := range []int{MaxDepth, MaxDepth + 1} {
+		for _, open := range []string{"[", `{"a":`} {
+			closing := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			b := []byte(strings.Repeat(open, depth) + "1" + strings.Repeat(closing, depth))
+			if got, want := Valid(b), json.Valid(b); got != want || got != (depth <= MaxDepth) {
+				t.Errorf("%d deep %s: Valid %v, encoding/json %v", depth, open, got, want)
+			}
+		}
+	}
+}
+
+// values counts the values of v, decoded by encoding/json, containers and the values in them.
+func values(v any) int64 {
+	n := int64(1)
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			n += values(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += values(e)
+		}
+	}
+	return n
+}
+
+// TestCount: each value once, a container that follows a comma too.
+func TestCount(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{`{}`, 1},
+		{`[]`, 1},
+		{`[{}]`, 2},
+		{`[{},{},{}]`, 4},
+		{`[ {} , {} ]`, 3},
+		{`{"a":1,"b":[1,2,{"c":[]}]}`, 7},
+		{`{"a,b:":"[{,"}`, 2},
+		{`"x"`, 1},
+		{`[[],[[]]]`, 4},
+		{`{"a":{"b":{}}}`, 3},
+	} {
+		got, ok := Count([]byte(tt.in))
+		if got != tt.want || !ok {
+			t.Errorf("Count(%s) = %d, %v, want %d, true", tt.in, got, ok, tt.want)
+		}
+	}
+	// Not JSON: no panic, not valid, the values before the error.
+	for in, want := range map[string]int64{`]]]}},,[{"\`: 0, `[1,2,x]`: 3, `[1,2,3]]`: 4} {
+		if got, ok := Count([]byte(in)); got != want || ok {
+			t.Errorf("Count(%s) = %d, %v, want %d, false", in, got, ok, want)
+		}
+	}
+}
+
+// FuzzCount holds Count to the values encoding/json decodes: as many of a valid input, valid
+// exactly when encoding/json says so.
+func FuzzCount(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, ok := Count(b)
+		if want := json.Valid(b); ok != want {
+			t.Fatalf("Count(%q) says valid %v, encoding/json %v", b, ok, want)
+		}
+		if !ok {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		if want := values(v); n != want && !hasRepeatedKeys(b) {
+			t.Fatalf("Count(%q) = %d, encoding/json decodes %d values", b, n, want)
+		}
+	})
+}
+
+// hasRepeatedKeys reports whether an object of b repeats a key: encoding/json keeps the last one,
+// and decodes fewer values than b holds.
+func hasRepeatedKeys(b []byte) bool {
+	var s Scanner
+	s.Reset(b)
+	repeated := false
+	var walk func() bool
+	walk = func() bool {
+		switch c, _ := s.Peek(); c {
+		case '{':
+			seen := map[string]bool{}
+			return s.Object(true, func(lit []byte) bool {
+				k, ok := s.Unquote(lit)
+				repeated = repeated || seen[k]
+				seen[k] = true
+				return ok && walk()
+			})
+		case '[':
+			return s.Array(walk)
+		}
+		_, ok := s.Value()
+		return ok
+	}
+	walk()
+	return repeated
+}
+
+// TestObjectArray reads members and elements through the callbacks, with their spans, and refuses
+// what Valid refuses.
+func TestObjectArray(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(` { "a" : [ 1 , "x" ] , "b\u0063" : null } `))
+	var got []string
+	ok := s.Object(true, func(lit []byte) bool {
+		k, ok := s.Unquote(lit)
+		got = append(got, k)
+		if !ok {
+			return false
+		}
+		if k == "a" {
+			return s.Array(func() bool {
+				v, ok := s.Value()
+				got = append(got, string(v))
+				return ok
+			})
+		}
+		return s.Literal("null")
+	})
+	if !ok || !s.End() {
+		t.Fatalf("read %q, ok %v", got, ok)
+	}
+	if want := []string{"a", "1", `"x"`, "bc"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("read %q, want %q", got, want)
+	}
+	s.Reset([]byte(`{"b\u0063":1}`))
+	if s.Object(false, func([]byte) bool { _, ok := s.Value(); return ok }) {
+		t.Error("an escaped key was taken without escapedKeys")
+	}
+	for _, in := range []string{`{"a":1,}`, `[1,]`, `{"a":1 "b":2}`, `[1 2]`, `{"a"}`, `[`, `{`} {
+		s.Reset([]byte(in))
+		each := func() bool { _, ok := s.Value(); return ok }
+		if s.Object(true, func([]byte) bool { return each() }) || s.Array(each) {
+			t.Errorf("%s taken", in)
+		}
+	}
+}
+
+// BenchmarkValid compares Valid with encoding/json.Valid on a list page of 500 objects.
+func BenchmarkValid(b *testing.B) {
+	var page strings.Builder
+	page.WriteString(`{"apiVersion":"kuma.io/v1alpha1","items":[`)
+	for i := range 500 {
+		if i > 0 {
+			page.WriteByte(',')
+		}
+		page.WriteString(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"creationTimestamp":"2026-11-25T23:21:57Z","generation":1,"labels":{"kuma.io/mesh":"default"},"name":"obj-` + strings.Repeat("7", i%5+1) + `","namespace":"bench-0","resourceVersion":"417","uid":"46ab4601-ee29-4734-9d62-3c4d25433dc3"},"spec":{"targetRef":{"kind":"Mesh"},"to":[{"targetRef":{"kind":"MeshService","name":"backend"},"default":{"idleTimeout":"20s"}}]}}`)
+	}
+	page.WriteString(`],"kind":"MeshTimeoutList","metadata":{"continue":"abc","resourceVersion":"9"}}`)
+	data := []byte(page.String())
+	b.SetBytes(int64(len(data)))
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			json.Valid(data)
+		}
+	})
+	b.Run("jsonscan", func(b *testing.B) {
+		for b.Loop() {
+			Valid(data)
+		}
+	})
+	b.Run("count", func(b *testing.B) {
+		for b.Loop() {
+			Count(data)
+		}
+	})
+}
