@@ -210,13 +210,16 @@ func FuzzDecodeReview(f *testing.F) {
 	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","Request":{"UID":"x"}}`))
 	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","KIND":"Other","request":{"uid":"1"}}`))
 	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","KIND":5}`))
+	for _, s := range reviewSeeds(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var fast, slow admission.Request
 		fr := unversionedReview{}
 		fr.Request = &fast.AdmissionRequest
 		sr := unversionedReview{}
 		sr.Request = &slow.AdmissionRequest
-		fgvk, ferr := decodeReview(raw, &fr)
+		fgvk, ferr := decodeReview(context.Background(), raw, &fr)
 		_, sgvk, serr := reviewDecoder.Decode(raw, nil, &sr)
 		switch {
 		case ferr != nil && serr == nil:

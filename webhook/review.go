@@ -214,7 +214,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				d = decoded{nil, fmt.Errorf("decoding the review: %v", p)}
 			}
 		}()
-		gvk, err := decodeReview(raw, &ar)
+		gvk, err := decodeReview(dctx, raw, &ar)
 		return decoded{gvk, err}
 	}
 	var gvk *schema.GroupVersionKind
@@ -240,6 +240,14 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			writeReview(w, resp, nil)
 			return
 		}
+	}
+	if errors.Is(err, errStopped) {
+		// The decision's time was up while the review was read: answered as one still decoding.
+		resp := deadlinePassed(dctx.Err())
+		resp.UID = types.UID(reviewUID(raw))
+		b.drop()
+		writeReview(w, resp, nil)
+		return
 	}
 	b.drop() // the request holds copies of the objects; the body is no longer needed
 	if err != nil {
@@ -660,14 +668,24 @@ func writeStatus(w http.ResponseWriter, code int, msg string) {
 	_, _ = w.Write(out)
 }
 
-// decodeReview decodes raw into ar and returns the version of the review. A body that starts as the
-// API server writes a review (reviewPrefixes) is decoded as reviewDecoder decodes it (case-sensitive,
-// integers kept), without the decoder's first pass over the whole body to find apiVersion and kind:
-// that pass was a sixth of the cost of a review in process (docs/performance.md). Other bodies go
-// through reviewDecoder.
-func decodeReview(raw []byte, ar *unversionedReview) (*schema.GroupVersionKind, error) {
+// decodeReview decodes raw into ar, whose request is a zero AdmissionRequest, and returns the
+// version of the review. A body that starts as the API server writes a review (reviewPrefixes) is
+// read by hand (reviewReader) or, when that is unsure, decoded as reviewDecoder decodes it
+// (case-sensitive, integers kept), without the decoder's first pass over the whole body to find
+// apiVersion and kind (docs/performance.md). Other bodies go through reviewDecoder. Once ctx has
+// ended, the reading by hand stops before the next object of the request, and nothing else reads
+// the body: a review answered 504 gives its CPU back.
+func decodeReview(ctx context.Context, raw []byte, ar *unversionedReview) (*schema.GroupVersionKind, error) {
 	for _, prefix := range reviewPrefixes {
 		if bytes.HasPrefix(raw, prefix) {
+			r := reviewReader{ctx: ctx}
+			if r.readReview(raw, ar) {
+				gvk := ar.GroupVersionKind()
+				return &gvk, nil
+			}
+			if r.stopped {
+				return nil, fmt.Errorf("%w: %w", errStopped, context.Cause(ctx))
+			}
 			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, ar); err != nil {
 				return nil, err
 			}
@@ -723,6 +741,9 @@ func checkReviewType(body []byte) error {
 	}
 	return nil
 }
+
+// errStopped is decodeReview's error when it stopped at the end of its context.
+var errStopped = errors.New("decoding the review: stopped at the decision's deadline")
 
 var reviewPrefixes = [][]byte{
 	[]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`),

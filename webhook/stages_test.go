@@ -115,7 +115,7 @@ func decodeStage(tb testing.TB, raw []byte) (admission.Request, *schema.GroupVer
 	ar := unversionedReview{}
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	gvk, err := decodeReview(raw, &ar)
+	gvk, err := decodeReview(context.Background(), raw, &ar)
 	if err != nil {
 		tb.Fatal(err)
 	}

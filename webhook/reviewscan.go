@@ -1,0 +1,282 @@
+package webhook
+
+import (
+	"context"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kriguard/kriguard/internal/jsonscan"
+)
+
+// reviewReader reads a review as the API server writes it, in one pass of the scanner, into what
+// the decoder would make of it (sigs.k8s.io/json, case-sensitive, over admissionv1.AdmissionReview):
+// a tenth of the decoder's reflection (docs/performance.md). It gives up on anything it is unsure
+// of, which the decoder then reads: a key with an escape (outside userInfo.extra), a member the
+// decoder reads given twice, a value of another type than the field's, a response, a request that
+// is null, invalid JSON. FuzzDecodeReview holds the two to the same result.
+type reviewReader struct {
+	s   jsonscan.Scanner
+	ctx context.Context
+	// stopped says that ctx ended while the review was read: the reading stopped, and no decoder
+	// is to read it again.
+	stopped bool
+}
+
+// readReview reads raw into ar, whose request must be a zero AdmissionRequest, and reports whether
+// it did; when it did not, ar is as it was. It checks ctx before each object of the request, the
+// large members, and stops once ctx has ended (r.stopped).
+func (r *reviewReader) readReview(raw []byte, ar *unversionedReview) bool {
+	r.s.Reset(raw)
+	tm, req := ar.TypeMeta, ar.Request
+	var seen uint8
+	ok := r.s.Object(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "kind":
+			return once(&seen, 1) && r.str(&ar.Kind)
+		case "apiVersion":
+			return once(&seen, 2) && r.str(&ar.APIVersion)
+		case "request":
+			return once(&seen, 4) && r.request(req)
+		case "response":
+			return false
+		}
+		_, ok := r.s.Value()
+		return ok
+	})
+	if !ok || !r.s.End() {
+		ar.TypeMeta = tm
+		*req = admissionv1.AdmissionRequest{}
+		return false
+	}
+	return true
+}
+
+// once sets bit in seen and reports whether it was not set: a member read twice is left to the
+// decoder, which merges or replaces what it read first.
+func once[T uint8 | uint16](seen *T, bit T) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// null passes a null, if one comes next, and reports whether it did. A field given null keeps its
+// zero value, as in the decoder (which sets pointers, slices and maps to nil, and leaves the rest,
+// here zero, as it is).
+func (r *reviewReader) null() bool {
+	if c, _ := r.s.Peek(); c == 'n' {
+		return r.s.Literal("null")
+	}
+	return false
+}
+
+// str reads a string, or null, into to.
+func (r *reviewReader) str(to *string) bool {
+	if r.null() {
+		return true
+	}
+	v, ok := r.s.String()
+	*to = v
+	return ok
+}
+
+// request reads the request object into req.
+func (r *reviewReader) request(req *admissionv1.AdmissionRequest) bool {
+	if c, _ := r.s.Peek(); c != '{' {
+		return false // null makes the decoder drop the request
+	}
+	var seen uint16
+	return r.s.Object(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "uid":
+			return once(&seen, 1<<0) && r.str((*string)(&req.UID))
+		case "kind":
+			return once(&seen, 1<<1) && r.gvk(&req.Kind)
+		case "resource":
+			return once(&seen, 1<<2) && r.gvr(&req.Resource)
+		case "subResource":
+			return once(&seen, 1<<3) && r.str(&req.SubResource)
+		case "requestKind":
+			if !once(&seen, 1<<4) {
+				return false
+			}
+			if r.null() {
+				return true
+			}
+			req.RequestKind = &metav1.GroupVersionKind{}
+			return r.gvk(req.RequestKind)
+		case "requestResource":
+			if !once(&seen, 1<<5) {
+				return false
+			}
+			if r.null() {
+				return true
+			}
+			req.RequestResource = &metav1.GroupVersionResource{}
+			return r.gvr(req.RequestResource)
+		case "requestSubResource":
+			return once(&seen, 1<<6) && r.str(&req.RequestSubResource)
+		case "name":
+			return once(&seen, 1<<7) && r.str(&req.Name)
+		case "namespace":
+			return once(&seen, 1<<8) && r.str(&req.Namespace)
+		case "operation":
+			return once(&seen, 1<<9) && r.str((*string)(&req.Operation))
+		case "userInfo":
+			return once(&seen, 1<<10) && r.userInfo(&req.UserInfo)
+		case "object":
+			return once(&seen, 1<<11) && r.raw(&req.Object)
+		case "oldObject":
+			return once(&seen, 1<<12) && r.raw(&req.OldObject)
+		case "options":
+			return once(&seen, 1<<13) && r.raw(&req.Options)
+		case "dryRun":
+			if !once(&seen, 1<<14) {
+				return false
+			}
+			switch c, _ := r.s.Peek(); c {
+			case 'n':
+				return r.s.Literal("null")
+			case 't':
+				t := true
+				req.DryRun = &t
+				return r.s.Literal("true")
+			case 'f':
+				f := false
+				req.DryRun = &f
+				return r.s.Literal("false")
+			}
+			return false
+		}
+		_, ok := r.s.Value()
+		return ok
+	})
+}
+
+// raw reads an object, or any value, into to as a copy (the body's buffer is reused once the
+// review is read), as RawExtension's UnmarshalJSON does; null leaves it nil. It stops first when
+// ctx has ended.
+func (r *reviewReader) raw(to *runtime.RawExtension) bool {
+	if r.ctx != nil && r.ctx.Err() != nil {
+		r.stopped = true
+		return false
+	}
+	if r.null() {
+		return true
+	}
+	v, ok := r.s.Value()
+	if ok {
+		to.Raw = append([]byte(nil), v...)
+	}
+	return ok
+}
+
+// gvk reads a GroupVersionKind object, or null.
+func (r *reviewReader) gvk(to *metav1.GroupVersionKind) bool {
+	if r.null() {
+		return true
+	}
+	var seen uint8
+	return r.s.Object(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "group":
+			return once(&seen, 1) && r.str(&to.Group)
+		case "version":
+			return once(&seen, 2) && r.str(&to.Version)
+		case "kind":
+			return once(&seen, 4) && r.str(&to.Kind)
+		}
+		_, ok := r.s.Value()
+		return ok
+	})
+}
+
+// gvr reads a GroupVersionResource object, or null.
+func (r *reviewReader) gvr(to *metav1.GroupVersionResource) bool {
+	if r.null() {
+		return true
+	}
+	var seen uint8
+	return r.s.Object(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "group":
+			return once(&seen, 1) && r.str(&to.Group)
+		case "version":
+			return once(&seen, 2) && r.str(&to.Version)
+		case "resource":
+			return once(&seen, 4) && r.str(&to.Resource)
+		}
+		_, ok := r.s.Value()
+		return ok
+	})
+}
+
+// userInfo reads the requester, or null.
+func (r *reviewReader) userInfo(to *authenticationv1.UserInfo) bool {
+	if r.null() {
+		return true
+	}
+	var seen uint8
+	return r.s.Object(false, func(key []byte) bool {
+		switch string(key[1 : len(key)-1]) {
+		case "username":
+			return once(&seen, 1) && r.str(&to.Username)
+		case "uid":
+			return once(&seen, 2) && r.str(&to.UID)
+		case "groups":
+			if !once(&seen, 4) {
+				return false
+			}
+			if r.null() {
+				return true
+			}
+			var ok bool
+			to.Groups, ok = r.stringList()
+			return ok
+		case "extra":
+			return once(&seen, 8) && r.extra(&to.Extra)
+		}
+		_, ok := r.s.Value()
+		return ok
+	})
+}
+
+// stringList reads an array of strings: empty, not nil, when it has none, as the decoder makes it.
+func (r *reviewReader) stringList() ([]string, bool) {
+	l := []string{}
+	return l, r.s.Array(func() bool {
+		v, ok := r.s.String() // null, which the decoder makes "", is left to it
+		l = append(l, v)
+		return ok
+	})
+}
+
+// extra reads userInfo.extra, a map of arrays of strings, or null. A key given twice keeps its last
+// value, as in the decoder; keys may hold escapes.
+func (r *reviewReader) extra(to *map[string]authenticationv1.ExtraValue) bool {
+	if r.null() {
+		return true
+	}
+	if c, _ := r.s.Peek(); c != '{' {
+		return false
+	}
+	m := map[string]authenticationv1.ExtraValue{}
+	*to = m
+	return r.s.Object(true, func(key []byte) bool {
+		k, ok := r.s.Unquote(key)
+		if !ok {
+			return false
+		}
+		if r.null() {
+			m[k] = nil
+			return true
+		}
+		v, ok := r.stringList()
+		m[k] = v
+		return ok
+	})
+}
