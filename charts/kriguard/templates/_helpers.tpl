@@ -124,6 +124,39 @@ listed resources (no subresources such as status), never a wildcard.
 {{- end -}}
 
 {{/*
+The mutating webhook's rules: only what it may patch (rules.MutatedOperations, held to it by test/chart),
+so that the API server makes no call that cannot change the object. CREATE and UPDATE of a kind named
+with a KRI (its kriguard.io/kri annotation); CREATE of KongPluginBinding and KongService, whose generated
+names their own fields give; nothing for the other Kong kinds, which keep their names. One rule per group,
+version and operations.
+*/}}
+{{- define "kriguard.mutatingRules" -}}
+{{- $kinds := include "kriguard.kinds" . | fromYamlArray -}}
+{{- $byKey := dict -}}
+{{- range $kinds -}}
+{{- $ops := "CREATE,UPDATE" -}}
+{{- if eq .group "configuration.konghq.com" -}}
+{{- $ops = ternary "CREATE" "" (has .kind (list "KongPluginBinding" "KongService")) -}}
+{{- end -}}
+{{- if $ops -}}
+{{- $key := printf "%s/%s|%s" .group .version $ops -}}
+{{- $_ := set $byKey $key (append (get $byKey $key | default list) .resource) -}}
+{{- end -}}
+{{- end -}}
+{{- if not $byKey }}
+[]
+{{- end -}}
+{{- range $key, $resources := $byKey }}
+{{- $gv := splitList "|" $key | first }}
+- apiGroups: [{{ splitList "/" $gv | first | quote }}]
+  apiVersions: [{{ splitList "/" $gv | last | quote }}]
+  resources: {{ $resources | uniq | sortAlpha | toJson }}
+  operations: {{ splitList "," (splitList "|" $key | last) | toJson }}
+  scope: "*"
+{{- end }}
+{{- end -}}
+
+{{/*
 The Kuma kinds a release removed that no release names with a KRI, so that config.kinds cannot list them
 (MeshGatewayInstance, the legacy policies, …; MeshGateway, ZoneIngress and ZoneEgress are config.kinds):
 kind → resource, as v2.14.3's CRDs name them, which a cluster upgraded to 3.0 still serves (Helm never
