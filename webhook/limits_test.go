@@ -395,14 +395,17 @@ func TestReviewUID(t *testing.T) {
 	}
 }
 
-// reviewNodes charges a review by its JSON values, and a body that is not JSON, which the decoder
-// may read as YAML, as if it held a value every two bytes.
+// reviewNodes charges a review by its JSON values, a body that starts as an object but is not JSON
+// by the values before its error, and any other body that is not JSON, which the decoder may read
+// as YAML, as if it held a value every two bytes.
 func TestReviewNodes(t *testing.T) {
 	for in, want := range map[string]int64{
 		`{"a":1,"b":[1,2,{"c":[]}]}`: 7,
 		"[a,a,a,a,a,a,a,a,a,a]":      11,
 		"a: [1, 2, 3]\nb: 4\n":       10,
-		`{"a":[1,2,3]} x`:            8,
+		`{"a":[1,2,3]} x`:            5,
+		` {"a":[1,2,3],]`:            5,
+		`[1,2,3]]`:                   5,
 	} {
 		if got := reviewNodes([]byte(in)); got != want {
 			t.Errorf("reviewNodes(%q) = %d, want %d", in, got, want)

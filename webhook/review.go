@@ -278,12 +278,13 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // reviewNodes is the number of JSON values of a review body that the decision's cost follows
-// (decisionCost). A body that is not JSON is charged a value every two bytes, the most any text
-// holds: the review decoder reads a body that does not look like JSON as YAML, whose values cost
-// as JSON's do.
+// (decisionCost). A body that is not JSON but starts as an object is charged the values before its
+// first error: the decoders check such a body before they decode it, and make none. Any other body
+// that is not JSON is charged a value every two bytes, the most any text holds: the review decoder
+// reads a body that does not look like JSON as YAML, whose values cost as JSON's do.
 func reviewNodes(raw []byte) int64 {
 	n, ok := jsonscan.Count(raw)
-	if !ok {
+	if !ok && !bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{")) {
 		return max(n, int64(len(raw))/2+1)
 	}
 	return n
