@@ -16,8 +16,12 @@ out=$(go test ./test/policy -run '^$' -bench "${BENCH:-Create}" -benchtime 1x -c
 echo "$out"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Every "value unit" pair of each benchmark line, grouped by benchmark and unit: the median of the
-# rounds, with the smallest and largest beside it.
-echo "$out" | grep '^Benchmark' | awk '
+# rounds, with the smallest and largest beside it. A round's figures may follow its name on a line of
+# their own, when the benchmark printed something in between (the API server's calls).
+echo "$out" | awk '
+  /^Benchmark/ { last = $1; if ($2 !~ /^[0-9]+$/) next }
+  /^[ \t]+[0-9]+[ \t]/ && last != "" { $0 = last " " $0 }
+  !/^Benchmark/ { next }
   { name = $1; sub(/-[0-9]+$/, "", name)
     for (i = 3; i + 1 <= NF; i += 2) { if ($(i+1) == "ns/op") continue
       k = name " " $(i+1); if (!(k in n)) order[++keys] = k; v[k, ++n[k]] = $i } }
