@@ -177,26 +177,16 @@ func (r *reviewReader) raw(to *runtime.RawExtension) bool {
 
 // gvk reads a GroupVersionKind object, or null.
 func (r *reviewReader) gvk(to *metav1.GroupVersionKind) bool {
-	if r.null() {
-		return true
-	}
-	var seen uint8
-	return r.s.Object(false, func(key []byte) bool {
-		switch string(key[1 : len(key)-1]) {
-		case "group":
-			return once(&seen, 1) && r.str(&to.Group)
-		case "version":
-			return once(&seen, 2) && r.str(&to.Version)
-		case "kind":
-			return once(&seen, 4) && r.str(&to.Kind)
-		}
-		_, ok := r.s.Value()
-		return ok
-	})
+	return r.groupVersion(&to.Group, &to.Version, "kind", &to.Kind)
 }
 
 // gvr reads a GroupVersionResource object, or null.
 func (r *reviewReader) gvr(to *metav1.GroupVersionResource) bool {
+	return r.groupVersion(&to.Group, &to.Version, "resource", &to.Resource)
+}
+
+// groupVersion reads an object of a group, a version and the member named third, or null.
+func (r *reviewReader) groupVersion(group, version *string, third string, to *string) bool {
 	if r.null() {
 		return true
 	}
@@ -204,11 +194,11 @@ func (r *reviewReader) gvr(to *metav1.GroupVersionResource) bool {
 	return r.s.Object(false, func(key []byte) bool {
 		switch string(key[1 : len(key)-1]) {
 		case "group":
-			return once(&seen, 1) && r.str(&to.Group)
+			return once(&seen, 1) && r.str(group)
 		case "version":
-			return once(&seen, 2) && r.str(&to.Version)
-		case "resource":
-			return once(&seen, 4) && r.str(&to.Resource)
+			return once(&seen, 2) && r.str(version)
+		case third:
+			return once(&seen, 4) && r.str(to)
 		}
 		_, ok := r.s.Value()
 		return ok

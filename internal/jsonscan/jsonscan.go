@@ -402,19 +402,8 @@ func (s *Scanner) Object(escapedKeys bool, member func(key []byte) bool) bool {
 		if !ok || s.escaped && !escapedKeys || !member(k) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.data) {
-			return false
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.close()
-			return true
-		default:
-			return false
+		if closed, ok := s.separator('}'); !ok || closed {
+			return ok
 		}
 	}
 }
@@ -434,19 +423,27 @@ func (s *Scanner) Array(each func() bool) bool {
 		if !each() {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.data) {
-			return false
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.close()
-			return true
-		default:
-			return false
+		if closed, ok := s.separator(']'); !ok || closed {
+			return ok
 		}
 	}
+}
+
+// separator passes white space and what follows a member or an element: a comma, or end, which
+// closes the object or array. It reports whether it was end, and whether it was either.
+func (s *Scanner) separator(end byte) (closed, ok bool) {
+	s.space()
+	if s.i >= len(s.data) {
+		return false, false
+	}
+	switch s.data[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case end:
+		s.i++
+		s.close()
+		return true, true
+	}
+	return false, false
 }
