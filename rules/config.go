@@ -425,7 +425,7 @@ func buildConfig(c *Config) (*Config, error) {
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
 		k := merged[gk]
-		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: gk.Group != KongGroup}
+		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: namedWithKRI(gk)}
 		g.wholeSpec = !g.kri || gk.Group == KumaGroup && readsWholeSpec(gk.Kind)
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement

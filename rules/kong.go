@@ -109,13 +109,16 @@ func kongErrorsWith(kind string, obj *admitted, parse kongParsers) field.ErrorLi
 // the API server makes no call that cannot change the object (docs/performance.md).
 func MutatedOperations(gk schema.GroupKind) []admissionv1.Operation {
 	switch {
-	case gk.Group != KongGroup:
+	case namedWithKRI(gk):
 		return []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
 	case gk.Kind == "KongPluginBinding", gk.Kind == "KongService":
 		return []admissionv1.Operation{admissionv1.Create}
 	}
 	return nil
 }
+
+// namedWithKRI reports whether objects of gk are named with a KRI: every guarded kind but Kong's.
+func namedWithKRI(gk schema.GroupKind) bool { return gk.Group != KongGroup }
 
 // kongName returns the generated name of a Kong object whose inputs are all in the object, or
 // "" when there is none: a KongPluginBinding (its target and plugin) and a KongService whose host

@@ -85,18 +85,10 @@ func annotationOps(obj *admitted, kv [][2]string) []jsonpatch.Operation {
 }
 
 // kdsName is the hash-suffix name Kuma's KDS gives the object of kri: hashed over mesh, name, then
-// the zone and namespace label values. A label that is absent and one that is empty add the same
-// nothing to the hash (the values are written with no separator), so leaving out empty fields
-// gives KDS's name in both cases.
+// the zone and namespace label values. The values are hashed with no separator, so an empty field
+// adds nothing, as an absent label adds nothing in KDS.
 func kdsName(kri naming.KRI) string {
-	var extra []string
-	if kri.Zone != "" {
-		extra = append(extra, kri.Zone)
-	}
-	if kri.Namespace != "" {
-		extra = append(extra, kri.Namespace)
-	}
-	return hashsuffix.Name(kri.Mesh, kri.Name, extra...)
+	return hashsuffix.Name(kri.Mesh, kri.Name, kri.Zone, kri.Namespace)
 }
 
 // mapMemberOp sets metadata.<field>[key] = value: one member when the map exists, the whole
