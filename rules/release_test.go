@@ -164,19 +164,11 @@ func TestRefsByNameInTheWebhook(t *testing.T) {
 			`"rules":[{"default":{"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"kind":"` + mirror + `","name":"m"}}}],` +
 			`"backendRefs":[{"kind":"MeshService","labels":{"a":"b"}},{"kind":"MeshService","name":"` + backend + `","port":80}]}}]}]}}`)
 	}
-	messages := func(es field.ErrorList) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Error())
-		}
-		slices.Sort(out)
-		return out
-	}
 	offline, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: route("dp", "v1", "MeshServiceSubset"), Release: naming.Kuma3_0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, wantNotes := messages(offline.Errors()), messages(offline.Notes())
+	want, wantNotes := sortedMessages(offline.Errors()), sortedMessages(offline.Notes())
 	if len(want) != 3 || len(wantNotes) != 1 {
 		t.Fatalf("check on 3.0: errors %q, notes %q; want two by name and a removed kind, and a note", want, wantNotes)
 	}
@@ -197,10 +189,10 @@ func TestRefsByNameInTheWebhook(t *testing.T) {
 			}
 			continue
 		}
-		if got := messages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
+		if got := sortedMessages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
 			t.Errorf("webhook, Kuma 3.0: allowed %t, errors\n%q\nwant check's\n%q", d.Allowed, got, want)
 		}
-		if got := messages(d.Notes()); !slices.Equal(got, wantNotes) {
+		if got := sortedMessages(d.Notes()); !slices.Equal(got, wantNotes) {
 			t.Errorf("webhook, Kuma 3.0: notes %q, want check's %q", got, wantNotes)
 		}
 		for _, f := range d.Findings() {
@@ -240,19 +232,11 @@ func TestRemovedRefKindsInTheWebhook(t *testing.T) {
 			`"spec":{"targetRef":{"kind":"` + top + `","tags":{"a":"b"}},"to":[{"targetRef":{"kind":"MeshServiceSubset","name":"s"},` +
 			`"rules":[{"default":{"backendRefs":[{"kind":"MeshService","labels":{"a":"b"}},{"kind":"MeshServiceSubset","name":"v2"}]}}]}]}}`)
 	}
-	messages := func(es field.ErrorList) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Error())
-		}
-		slices.Sort(out)
-		return out
-	}
 	offline, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Object: route("MeshSubset"), Release: naming.Kuma3_0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := messages(offline.Errors())
+	want := sortedMessages(offline.Errors())
 	if len(want) != 3 {
 		t.Fatalf("check on 3.0: %v, want three removed ref kinds", want)
 	}
@@ -267,7 +251,7 @@ func TestRemovedRefKindsInTheWebhook(t *testing.T) {
 			}
 			continue
 		}
-		if got := messages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
+		if got := sortedMessages(d.Errors()); d.Allowed || !slices.Equal(got, want) {
 			t.Errorf("webhook, Kuma 3.0: allowed %t, errors\n%q\nwant check's\n%q", d.Allowed, got, want)
 		}
 		for _, f := range d.Findings() {
@@ -369,4 +353,14 @@ func TestRemovedKindsRouted(t *testing.T) {
 			t.Errorf("Kuma %s: DataplaneInsight guarded %t, err %v", rel, d.Guarded, err)
 		}
 	}
+}
+
+// sortedMessages returns the messages of es, sorted, to compare the webhook's findings with check's.
+func sortedMessages(es field.ErrorList) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Error())
+	}
+	slices.Sort(out)
+	return out
 }
