@@ -37,25 +37,7 @@ func TestAuditorFollowsKumaRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpNamespace := env.NewNamespace(t)
-	// The Deployment as Kuma's chart renders it (deployments/charts/kuma/templates/cp-deployment.yaml).
-	sel := map[string]string{"app": "kuma-control-plane"}
-	cp := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: cpNamespace, Name: "kuma-control-plane", Labels: sel}}
-	cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: sel}
-	cp.Spec.Template.Labels = sel
-	cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: "docker.io/kumahq/kuma-cp:2.14.3"}}
-	if err := env.Client.Create(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
-	get, err := kumarelease.FromConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := kumarelease.NewWatcher(get, nil, kumarelease.Options{Namespace: cpNamespace, Deployment: cp.Name}, 100*time.Millisecond, testr.New(t))
-	wctx, stop := context.WithCancel(ctx)
-	t.Cleanup(stop)
-	go func() { _ = w.Start(wctx) }()
-	<-w.Checked()
+	cp, w := startControlPlane(ctx, t)
 	if d := w.Detection(); !d.Known || d.Release.String() != "2.14" {
 		t.Fatalf("detected %+v, want 2.14", d)
 	}
@@ -150,25 +132,7 @@ func TestAuditorFollowsModeAndRemovedKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpNamespace := env.NewNamespace(t)
-	sel := map[string]string{"app": "kuma-control-plane"}
-	cp := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: cpNamespace, Name: "kuma-control-plane", Labels: sel}}
-	cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: sel}
-	cp.Spec.Template.Labels = sel
-	cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: "docker.io/kumahq/kuma-cp:2.14.3",
-		Env: []corev1.EnvVar{{Name: "KUMA_MODE", Value: "zone"}}}} // no global address: standalone
-	if err := env.Client.Create(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
-	get, err := kumarelease.FromConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := kumarelease.NewWatcher(get, nil, kumarelease.Options{Namespace: cpNamespace, Deployment: cp.Name}, 100*time.Millisecond, testr.New(t))
-	wctx, stop := context.WithCancel(ctx)
-	t.Cleanup(stop)
-	go func() { _ = w.Start(wctx) }()
-	<-w.Checked()
+	cp, w := startControlPlane(ctx, t, corev1.EnvVar{Name: "KUMA_MODE", Value: "zone"}) // no global address: standalone
 	if d := w.Detection(); d.Release.String() != "2.14" || d.Mode != kumarelease.ModeStandalone {
 		t.Fatalf("detected %+v, want 2.14 standalone", d)
 	}
@@ -282,4 +246,30 @@ func TestAuditorFollowsModeAndRemovedKinds(t *testing.T) {
 			t.Errorf("kriguard_audit_objects{kind=%q,outcome=denied} = %v, want at least 1", k, n)
 		}
 	}
+}
+
+// startControlPlane creates, in a namespace of its own, the Kuma 2.14.3 control plane's Deployment as
+// Kuma's chart renders it (deployments/charts/kuma/templates/cp-deployment.yaml), with envs in its
+// container, and a release watcher on it that has looked at it once.
+func startControlPlane(ctx context.Context, t *testing.T, envs ...corev1.EnvVar) (*appsv1.Deployment, *kumarelease.Watcher) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	sel := map[string]string{"app": "kuma-control-plane"}
+	cp := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kuma-control-plane", Labels: sel}}
+	cp.Spec.Selector = &metav1.LabelSelector{MatchLabels: sel}
+	cp.Spec.Template.Labels = sel
+	cp.Spec.Template.Spec.Containers = []corev1.Container{{Name: "control-plane", Image: "docker.io/kumahq/kuma-cp:2.14.3", Env: envs}}
+	if err := env.Client.Create(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	get, err := kumarelease.FromConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := kumarelease.NewWatcher(get, nil, kumarelease.Options{Namespace: ns, Deployment: cp.Name}, 100*time.Millisecond, testr.New(t))
+	wctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	go func() { _ = w.Start(wctx) }()
+	<-w.Checked()
+	return cp, w
 }
