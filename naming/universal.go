@@ -43,6 +43,19 @@ func (u Universal) DisplayName() (string, *field.Path) {
 	return u.Name, uNamePath
 }
 
+// StoredDisplayName returns the display name r's REST API stores for u, a Universal resource as
+// sent, and the field of u it comes from: the name Kuma shows, builds the KRI from, and names KDS
+// copies after (docs/kds.md). 2.14 keeps a kuma.io/display-name label (u.DisplayName); 3.0 overwrites
+// the label with the name on every resource it creates or updates through the API
+// (pkg/core/resources/labels/compute.go:151), so it is Name. A copy another control plane synced
+// is stored with the labels it was sent with, in both releases: its display name is DisplayName.
+func (r Release) StoredDisplayName(u Universal) (string, *field.Path) {
+	if slices.Contains(r.facts().overwritten, LabelDisplayName) {
+		return u.Name, uNamePath
+	}
+	return u.DisplayName()
+}
+
 // ForUniversal builds the KRI of u as r's code computes it (kri.FromResourceMetaE over the stored
 // resource; docs/universal.md):
 //
@@ -77,10 +90,7 @@ func (r Release) ForUniversal(u Universal) (KRI, field.ErrorList) {
 	k.Namespace = u.Labels[LabelNamespace]
 	errs = append(errs, FieldNamespace.Validate(k.Namespace, uLabelsPath.Key(LabelNamespace))...)
 	var from *field.Path
-	k.Name, from = u.DisplayName()
-	if slices.Contains(r.facts().overwritten, LabelDisplayName) {
-		k.Name, from = u.Name, uNamePath
-	}
+	k.Name, from = r.StoredDisplayName(u)
 	if k.Name == "" {
 		errs = append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(u.Type))))
 	}

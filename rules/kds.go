@@ -127,13 +127,15 @@ func copyHashed(rel naming.Release, obj *admitted) (name, namespace string) {
 
 // kdsCopy returns the name of the KDS copy of obj, of kind with the KRI kri, on its receiver; false
 // for a kind that keeps its name. Both directions hash the zone and namespace labels the object
-// has (a zone's own zone label is its zone's name: KDS sets it); a Universal name is hashed as
-// written, with no namespace but its label's.
+// has (a zone's own zone label is its zone's name: KDS sets it). A Universal resource's copy is
+// named after its KRI as the release stores it (naming.Release.ForUniversal, StoredUniversal): the
+// display name the release keeps (the kuma.io/display-name label in 2.14, name in 3.0), its zone
+// and its namespace label (docs/kds.md, "Universal").
 func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal bool) (string, bool) {
-	name, namespace := copyHashed(c.release, obj)
 	if universal {
-		name = obj.name
+		return copyName(kind, kri.Mesh, kri.Name, kri.Zone, kri.Namespace)
 	}
+	name, namespace := copyHashed(c.release, obj)
 	return copyName(kind, kri.Mesh, name, obj.labels[naming.LabelZone], namespace)
 }
 
@@ -162,9 +164,12 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
 		}
 		if probs := hashsuffix.CopyProblems(copy, labels); len(probs) > 0 {
-			// The copy is named after the display name: point at the annotation that gave it.
+			// The copy is named after the display name: point at the label or annotation that gave it.
 			at, value := namePath, obj.name
-			if dn := c.release.ValidatedName(obj); !universal && dn != obj.name {
+			switch {
+			case universal && kri.Name != obj.name:
+				at, value = naming.UniversalLabelPath(naming.LabelDisplayName), kri.Name
+			case !universal && c.release.ValidatedName(obj) != obj.name:
 				at, value = naming.AnnotationPath(naming.AnnotationDisplayName), obj.annotations[naming.AnnotationDisplayName]
 			}
 			e := field.Invalid(at, value, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))

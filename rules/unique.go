@@ -282,11 +282,18 @@ func (u *Unique) addUniversalResource(zone string, gk schema.GroupKind, r *unive
 	if r.Name == "" || zone == "" || r.Labels[labelOrigin] == originGlobal {
 		return -1
 	}
-	display, _ := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}.DisplayName()
+	namespace := r.Labels[naming.LabelNamespace]
+	nu := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}
+	display, _ := u.c.release.StoredDisplayName(nu)
+	if label, _ := nu.DisplayName(); label != display && hashsuffix.Matches(r.Name, r.Mesh, label, zone, namespace) {
+		// global's copy of a zone's resource, stored with the labels it was sent with, which no
+		// release overwrites: its name is the copy name of its display-name label
+		display = label
+	}
 	return u.addCopy(kumaEntry{
 		zone: zone,
 		obj:  Object{Kind: gk, Name: r.Name, Mesh: r.Mesh},
-		orig: kdsOrigin{r.Mesh, display, zone, r.Labels[naming.LabelNamespace]},
+		orig: kdsOrigin{r.Mesh, display, zone, namespace},
 		name: universalNamePath,
 	})
 }
