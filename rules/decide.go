@@ -61,6 +61,9 @@ type Request struct {
 	// Peers, when set, are the existing objects the rules across objects compare the object with
 	// (docs/unique.md); nil compares nothing.
 	Peers Peers
+	// RecordKRI says whether the mutating decision (Mutate, Admit) records the object's KRI in its
+	// kriguard.io/kri annotation; "" is RecordKRIAdmission.
+	RecordKRI RecordKRI
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
 	// finding without a value. 0 builds them all. An answer that shows a bounded number of causes
@@ -272,7 +275,7 @@ func (c *Config) mutate(g *guard, r Request, d Decision) (Decision, error) {
 		return d, err
 	}
 	d.Object = objectOf(g.gk, obj)
-	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create); len(d.Patch) > 0 {
+	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create, r.RecordKRI != RecordKRIOff); len(d.Patch) > 0 {
 		d.Outcome = Mutated
 		if d.Enforcement == EnforcementDryRun {
 			d.Outcome = DryRun
@@ -290,7 +293,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 	}
 	d.decoded = obj
 	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
-	if d.Patch = c.patch(g, obj, true); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
+	if d.Patch = c.patch(g, obj, true, r.RecordKRI != RecordKRIOff); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
 		if patched, ok := patchMetadata(obj, d.Patch); ok {
 			obj = patched
 		} else if obj, err = applyPatch(r.Object, d.Patch, g.gk, g.wholeSpec); err != nil {

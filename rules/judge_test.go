@@ -26,7 +26,7 @@ func TestPatchMetadataMatchesJSONPatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ops := c.patch(g, obj, true)
+		ops := c.patch(g, obj, true, true)
 		fast, ok := patchMetadata(obj, ops)
 		if !ok {
 			t.Errorf("object %d: the mutator's patch %v was not applied to the metadata", i, ops)

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -99,22 +98,6 @@ func kongErrorsWith(kind string, obj *admitted, parse kongParsers) field.ErrorLi
 	}
 	// KongRoute, KongUpstream, KongPlugin, KongCertificate: the name is a DNS-1123 subdomain.
 	return errs
-}
-
-// MutatedOperations returns the operations on which the mutating webhook may patch an object of
-// kind gk: CREATE and UPDATE for a kind named with a KRI (its kriguard.io/kri annotation follows its
-// labels), CREATE alone for the Kong kinds whose generated name the object's own fields give
-// (kongName: KongPluginBinding, KongService), and none for the other Kong kinds, which keep their
-// names. The chart sends the mutating webhook exactly these (test/chart holds it to this), so that
-// the API server makes no call that cannot change the object (docs/performance.md).
-func MutatedOperations(gk schema.GroupKind) []admissionv1.Operation {
-	switch {
-	case namedWithKRI(gk):
-		return []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
-	case gk.Kind == "KongPluginBinding", gk.Kind == "KongService":
-		return []admissionv1.Operation{admissionv1.Create}
-	}
-	return nil
 }
 
 // namedWithKRI reports whether objects of gk are named with a KRI: every guarded kind but Kong's.

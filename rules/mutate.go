@@ -5,14 +5,66 @@ import (
 	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
 )
 
-// patch returns the JSON-patch operations obj needs.
-func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operation {
+// RecordKRI says whether the mutating webhook records each Kuma object's KRI in its kriguard.io/kri
+// annotation (--record-kri; docs/performance.md, "Recording the KRI").
+type RecordKRI string
+
+const (
+	// RecordKRIAdmission, the default, writes the annotation at admission, on CREATE and UPDATE,
+	// and keeps it equal to the object's KRI.
+	RecordKRIAdmission RecordKRI = "admission"
+	// RecordKRIOff never writes it: the mutating webhook only names generateName objects. An
+	// annotation the object carries is left as it is, and still judged (kuma/kri-annotation).
+	RecordKRIOff RecordKRI = "off"
+)
+
+// MutatedOperations returns the operations on which the mutating webhook may patch an object of
+// kind gk: CREATE and UPDATE for a kind named with a KRI when the KRI is recorded (its
+// kriguard.io/kri annotation follows its labels), CREATE alone for the other kinds it names
+// (generateName: the Kuma kinds, and the Kong kinds whose generated name the object's own fields
+// give, kongName: KongPluginBinding, KongService), and none for the other Kong kinds, which keep
+// their names. The chart sends the mutating webhook exactly these (test/chart holds it to this), so
+// that the API server makes no call that cannot change the object (docs/performance.md).
+func MutatedOperations(gk schema.GroupKind, record RecordKRI) []admissionv1.Operation {
+	switch {
+	case namedWithKRI(gk) && record != RecordKRIOff:
+		return []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
+	case namedWithKRI(gk), gk.Kind == "KongPluginBinding", gk.Kind == "KongService":
+		return []admissionv1.Operation{admissionv1.Create}
+	}
+	return nil
+}
+
+// GeneratedNameCondition is the CEL expression, over an admission request's object, of the one
+// condition of every patch but the KRI annotation's: a CREATE of an object whose name the API
+// server generates (a generateName, no name). With RecordKRIOff the chart gives it to the mutating
+// webhook as its matchCondition (MutateCondition), so that a CREATE with a name, the usual one,
+// costs no mutating call at all. An empty name counts as none, as in the decision.
+const GeneratedNameCondition = "request.operation == 'CREATE' && has(object.metadata.generateName) && object.metadata.generateName != '' && (!has(object.metadata.name) || object.metadata.name == '')"
+
+// MutateCondition returns the CEL matchCondition the mutating webhook's calls need under record: ""
+// (every call MutatedOperations routes may patch) or GeneratedNameCondition.
+func MutateCondition(record RecordKRI) string {
+	if record == RecordKRIOff {
+		return GeneratedNameCondition
+	}
+	return ""
+}
+
+// patch returns the JSON-patch operations obj needs; with record, its KRI annotation among them.
+func (c *Config) patch(g *guard, obj *admitted, create, record bool) []jsonpatch.Operation {
+	// GeneratedNameCondition says the same in CEL.
 	generate := create && obj.name == "" && obj.generateName != ""
+	if !generate && !(record && g.kri) {
+		return nil
+	}
 	var ops []jsonpatch.Operation
 	displayName := ""
 	if _, has := obj.annotations[naming.AnnotationDisplayName]; generate && !has {
@@ -20,9 +72,6 @@ func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operati
 	}
 
 	if !g.kri {
-		if !generate {
-			return nil
-		}
 		name := kongName(g.gk.Kind, obj)
 		if name == "" {
 			return nil
@@ -58,7 +107,7 @@ func (c *Config) patch(g *guard, obj *admitted, create bool) []jsonpatch.Operati
 	if displayName != "" {
 		add = append(add, [2]string{naming.AnnotationDisplayName, displayName})
 	}
-	if s := kri.String(); obj.annotations[naming.AnnotationKRI] != s {
+	if s := kri.String(); record && obj.annotations[naming.AnnotationKRI] != s {
 		add = append(add, [2]string{naming.AnnotationKRI, s})
 	}
 	return append(ops, annotationOps(obj, add)...)

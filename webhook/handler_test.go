@@ -724,12 +724,40 @@ func TestMutator(t *testing.T) {
 		"targets":   map[string]any{"routeRef": map[string]any{"name": "http.default-echo.cp1fbfa93f.5cff32e8.m00"}},
 		"pluginRef": map[string]any{"name": "default.request-transformer.5c69e6e8"}})).with("generateName", "binding-")
 
+	stale := kuma("MeshTimeout", "kuma-demo", "backend", labels, nil).with("annotations", map[string]any{naming.AnnotationKRI: "kri_mt_other_east_kuma-demo_backend_"})
 	tests := []struct {
-		name string
-		cfg  *rules.Config
-		req  admission.Request
-		want []jsonpatch.Operation
+		name   string
+		cfg    *rules.Config
+		record rules.RecordKRI
+		req    admission.Request
+		want   []jsonpatch.Operation
 	}{
+		{
+			name:   "recording off: generateName gets the KDS name and no KRI annotation",
+			record: rules.RecordKRIOff,
+			req:    request(admissionv1.Create, gen, nil),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/name", Value: "backend-4dv9w4x47w8w98v4"},
+				{Operation: "add", Path: "/metadata/annotations", Value: map[string]string{naming.AnnotationDisplayName: "backend"}},
+			},
+		},
+		{
+			name:   "recording off: a named CREATE is not patched",
+			record: rules.RecordKRIOff,
+			req:    request(admissionv1.Create, kuma("MeshTimeout", "kuma-demo", "backend", labels, nil), nil),
+		},
+		{
+			name: "a stale KRI annotation is corrected",
+			req:  request(admissionv1.Update, stale, stale),
+			want: []jsonpatch.Operation{
+				{Operation: "add", Path: "/metadata/annotations/kriguard.io~1kri", Value: "kri_mt_default_east_kuma-demo_backend_"},
+			},
+		},
+		{
+			name:   "recording off: a stale KRI annotation is left as it is",
+			record: rules.RecordKRIOff,
+			req:    request(admissionv1.Update, stale, stale),
+		},
 		{
 			// KDS hash-suffix vector (naming/hashsuffix): (default, backend, east, kuma-demo) → backend-4dv9w4x47w8w98v4.
 			name: "generateName gets the KDS name",
@@ -894,7 +922,7 @@ func TestMutator(t *testing.T) {
 			if cfg == nil {
 				cfg = def
 			}
-			resp := NewMutator(cfg).Handle(context.Background(), tt.req)
+			resp := NewMutator(cfg).WithRecordKRI(tt.record).Handle(context.Background(), tt.req)
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %+v", resp.Result)
 			}

@@ -29,11 +29,15 @@ import (
 // Other Kong kinds keep their random names: their names hash Gateway API values the objects do
 // not hold (docs/kong-names.md).
 //
+// With rules.RecordKRIOff (WithRecordKRI) it never writes the kriguard.io/kri annotation, nor
+// corrects or removes one the object carries: it only names generateName objects.
+//
 // An object whose KRI or name cannot be built is left alone: /validate rejects it with the
 // reasons. Kinds enforced in dryrun mode are not patched; the patch is only logged and counted.
 type Mutator struct {
 	cfg     *rules.Config
 	release ReleaseFunc
+	record  rules.RecordKRI
 }
 
 var _ admission.Handler = (*Mutator)(nil)
@@ -48,9 +52,16 @@ func (m *Mutator) WithRelease(f ReleaseFunc) *Mutator {
 	return &cp
 }
 
+// WithRecordKRI returns m recording each Kuma object's KRI as record says (--record-kri).
+func (m *Mutator) WithRecordKRI(record rules.RecordKRI) *Mutator {
+	cp := *m
+	cp.record = record
+	return &cp
+}
+
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get(), "")
+	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get(), "", m.record)
 	if done != nil {
 		return *done
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kriguard/kriguard/internal/kumarelease"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Certificate management modes (--cert-management).
@@ -75,6 +76,10 @@ type Options struct {
 	// KumaRecheckInterval is how often kuma.version auto reads the control plane's version again,
 	// so that an upgrade of Kuma is followed without a restart.
 	KumaRecheckInterval time.Duration
+	// RecordKRI says whether the mutating webhook writes each Kuma object's KRI into its
+	// kriguard.io/kri annotation at admission (rules.RecordKRIAdmission) or never
+	// (rules.RecordKRIOff; docs/performance.md, "Recording the KRI").
+	RecordKRI rules.RecordKRI
 }
 
 // NewOptions returns the defaults of every flag.
@@ -95,6 +100,7 @@ func NewOptions() Options {
 		MemoryLimit:                    DefaultMemoryLimit,
 		CAOverlap:                      defaultCAOverlap,
 		KumaRecheckInterval:            kumarelease.DefaultInterval,
+		RecordKRI:                      rules.RecordKRIAdmission,
 	}
 }
 
@@ -142,6 +148,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"time the server keeps serving after SIGTERM before it stops")
 	fs.DurationVar(&o.KumaRecheckInterval, "kuma-recheck-interval", d.KumaRecheckInterval,
 		"with kuma.version auto, how often the Kuma control plane's version is read again")
+	fs.StringVar((*string)(&o.RecordKRI), "record-kri", string(d.RecordKRI), fmt.Sprintf(
+		`where each Kuma object's KRI is recorded in its kriguard.io/kri annotation: %q (the mutating webhook writes it on CREATE and UPDATE) or %q (never written, nor removed: a CREATE with a name then costs no patch; docs/performance.md)`,
+		rules.RecordKRIAdmission, rules.RecordKRIOff))
 }
 
 // Validate reports every bad option, each naming its flag.
@@ -195,6 +204,9 @@ func (o *Options) Validate() error {
 	}
 	if o.KumaRecheckInterval <= 0 {
 		bad("kuma-recheck-interval", "%s is not positive", o.KumaRecheckInterval)
+	}
+	if o.RecordKRI != rules.RecordKRIAdmission && o.RecordKRI != rules.RecordKRIOff {
+		bad("record-kri", "unsupported value %q: must be %q or %q", o.RecordKRI, rules.RecordKRIAdmission, rules.RecordKRIOff)
 	}
 	if o.ShutdownDelay < 0 {
 		bad("shutdown-delay", "%s is negative", o.ShutdownDelay)

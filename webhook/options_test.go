@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 func TestOptions(t *testing.T) {
@@ -17,7 +19,8 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.CertSecretNamespace != "kriguard-system" || o.WebhookPort != 9443 || o.TLSMinVersion != "1.3" ||
-		o.ShutdownDelay != 5*time.Second || o.EnableHTTP2 || o.CertManagement != CertManagementController {
+		o.ShutdownDelay != 5*time.Second || o.EnableHTTP2 || o.CertManagement != CertManagementController ||
+		o.RecordKRI != rules.RecordKRIAdmission {
 		t.Fatalf("defaults: %+v", o)
 	}
 	if err := o.Validate(); err != nil {
@@ -40,6 +43,9 @@ func TestOptions(t *testing.T) {
 		{[]string{"--tls-min-version=1.1"}, `--tls-min-version: unsupported value "1.1"`},
 		{[]string{"--shutdown-delay=-1s"}, "--shutdown-delay: -1s is negative"},
 		{[]string{"--cert-dir="}, "--cert-dir: must not be empty"},
+		{[]string{"--record-kri=off"}, ""},
+		{[]string{"--record-kri=admission"}, ""},
+		{[]string{"--record-kri=controller"}, `--record-kri: unsupported value "controller": must be "admission" or "off"`},
 		{[]string{"--cert-management=external", "--cert-secret-namespace="}, ""},
 		{[]string{"--tls-min-version=1.2", "--enable-http2", "--shutdown-delay=0"}, ""},
 		{[]string{"--peer-cache-max-objects=-1"}, "--peer-cache-max-objects: -1 is negative"},

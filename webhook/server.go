@@ -156,7 +156,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	}
 
 	drain := &drainer{delay: o.ShutdownDelay, log: log}
-	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log, registered: make(chan struct{})}
+	reg := &registrar{server: server, ready: ready, conf: conf, budget: budget, drain: drain, log: log, record: o.RecordKRI, registered: make(chan struct{})}
 	if conf.Auto() || conf.Mode() == rules.ModeAuto {
 		w, err := releaseWatcher(cfg, mgr, conf, o.KumaRecheckInterval, log.WithName("kuma"))
 		if err != nil {
@@ -290,6 +290,7 @@ type registrar struct {
 	log      logr.Logger
 	release  ReleaseFunc
 	mode     ModeFunc
+	record   rules.RecordKRI
 	detected <-chan struct{}
 	// registered is closed once the webhooks are registered.
 	registered chan struct{}
@@ -309,7 +310,7 @@ func (r *registrar) Start(ctx context.Context) error {
 		}
 	}
 	r.server.Register(ValidatePath, r.drain.wrap(NewBoundedHTTPHandler(NewValidator(r.conf).WithPeers(r.peers).WithRelease(r.release).WithMode(r.mode), r.budget)))
-	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf).WithRelease(r.release), r.budget)))
+	r.server.Register(MutatePath, r.drain.wrap(NewBoundedHTTPHandler(NewMutator(r.conf).WithRelease(r.release).WithRecordKRI(r.record), r.budget)))
 	close(r.registered)
 	r.log.Info("webhooks registered", "validate", ValidatePath, "mutate", MutatePath, "reviewBudgetBytes", r.budget.Size())
 	<-ctx.Done()

@@ -84,7 +84,7 @@ func (f ReleaseFunc) get() naming.Release {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get(), v.mode.get())
+	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get(), v.mode.get(), "")
 	if done != nil {
 		return *done
 	}
@@ -131,7 +131,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
 // whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
 // the final response.
-func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode) (rules.Decision, *admission.Response) {
+func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) (rules.Decision, *admission.Response) {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
@@ -154,6 +154,7 @@ func decide(ctx context.Context, c *rules.Config, req admission.Request, phase r
 		MaxWarnings: maxWarnings,
 		Release:     rel,
 		Mode:        mode,
+		RecordKRI:   record,
 	})
 	log := logf.FromContext(ctx)
 	switch {
