@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,6 +92,13 @@ networkPolicy:
   metricsFrom: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}]
 resources:
   limits: {memory: 320Mi}
+`},
+	{name: "KRI not recorded", values: `
+webhook:
+  recordKRI: off # unquoted: YAML 1.1 reads false
+config:
+  kinds:
+    Dataplane: {enabled: false}
 `},
 	{name: "peer cache", values: `
 webhook:
@@ -203,6 +211,18 @@ func contractFlags(t testing.TB) sets.Set[string] {
 		t.Fatalf("found only %d flags in docs/contracts.md: %v", flags.Len(), sets.List(flags))
 	}
 	return flags
+}
+
+// recordKRI is webhook.recordKRI as the webhook is told it: an unquoted off reaches the chart as false.
+func recordKRI(values map[string]any) rules.RecordKRI {
+	switch v := values["webhook"].(map[string]any)["recordKRI"]; v {
+	case false, "off":
+		return rules.RecordKRIOff
+	case "admission":
+		return rules.RecordKRIAdmission
+	default:
+		panic(fmt.Sprintf("webhook.recordKRI %v is neither admission nor off", v))
+	}
 }
 
 // names the objects of a release are expected to have.
@@ -321,13 +341,14 @@ func checkMetadata(t *testing.T, objs manifest) {
 func checkWebhookConfigurations(t *testing.T, objs manifest, n names, values map[string]any, certManager bool) {
 	t.Helper()
 	admission := values["admission"].(map[string]any)
+	record := recordKRI(values)
 	// A rule is group/version/resource and one operation: the validating webhook is sent CREATE and
 	// UPDATE of every guarded kind, the mutating one only what it may patch (rules.MutatedOperations).
 	wantRules, wantMutating := sets.New[string](), sets.New[string]()
 	for _, k := range guardedKinds(values) {
 		gvr := k.group + "/" + k.version + "/" + k.resource
 		wantRules.Insert(gvr+" CREATE", gvr+" UPDATE")
-		for _, op := range rules.MutatedOperations(schema.GroupKind{Group: k.group, Kind: k.kind}) {
+		for _, op := range rules.MutatedOperations(schema.GroupKind{Group: k.group, Kind: k.kind}, record) {
 			wantMutating.Insert(gvr + " " + string(op))
 		}
 	}
@@ -377,6 +398,15 @@ func checkWebhookConfigurations(t *testing.T, objs manifest, n names, values map
 			if got := field(t, h, c.path...); fmt.Sprint(got) != fmt.Sprint(c.want) {
 				t.Errorf("%s: %s = %v, want %v", id, strings.Join(c.path, "."), got, c.want)
 			}
+		}
+		// The mutating webhook is called only when its patch is possible (rules.MutateCondition); the
+		// validating one for every object.
+		var wantConditions []any
+		if cond := rules.MutateCondition(record); cond != "" && tc.kind == "MutatingWebhookConfiguration" {
+			wantConditions = []any{map[string]any{"name": "generated-name", "expression": cond}}
+		}
+		if got, _ := hooks[0]["matchConditions"].([]any); !reflect.DeepEqual(got, wantConditions) {
+			t.Errorf("%s: matchConditions = %v, want %v", id, got, wantConditions)
 		}
 		if tc.kind == "MutatingWebhookConfiguration" && hooks[0]["reinvocationPolicy"] != admission["reinvocationPolicy"] {
 			t.Errorf("%s: reinvocationPolicy = %v, want %v", id, hooks[0]["reinvocationPolicy"], admission["reinvocationPolicy"])
@@ -548,6 +578,7 @@ func checkDeployment(t *testing.T, objs manifest, n names, values map[string]any
 		"--health-probe-bind-address":        fmt.Sprintf(":%v", webhook["healthPort"]),
 		"--shutdown-delay":                   fmt.Sprintf("%vs", webhook["shutdownDelaySeconds"]),
 		"--tls-min-version":                  fmt.Sprint(webhook["tlsMinVersion"]),
+		"--record-kri":                       string(recordKRI(values)),
 	}
 	if webhook["metricsPort"] == float64(0) {
 		wantArgs["--metrics-bind-address"] = "0"
@@ -880,6 +911,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"a rule turned off twice", "config: {rules: {disabled: [envoy/stat-unsafe, envoy/stat-unsafe]}}", []string{"disabled"}},
 		{"not a rule id", "config: {rules: {disabled: ['Stat Unsafe']}}", []string{"disabled"}},
 		{"TLS 1.1", "webhook: {tlsMinVersion: '1.1'}", []string{"tlsMinVersion"}},
+		{"KRI recorded by a controller", "webhook: {recordKRI: controller}", []string{"recordKRI", "admission", "off"}},
+		{"KRI recorded: true", "webhook: {recordKRI: true}", []string{"recordKRI", "admission", "off"}},
 		{"privileged port", "webhook: {port: 443}", []string{"/webhook/port", "minimum"}},
 		{"extra arg without dashes", "webhook: {extraArgs: [zap-devel]}", []string{"extraArgs"}},
 		{"bad digest", "image: {digest: latest}", []string{"digest"}},

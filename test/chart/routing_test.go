@@ -188,7 +188,7 @@ func TestRouting(t *testing.T) {
 			}
 			// The mutating webhook is sent only what it may patch (rules.MutatedOperations).
 			var want []string
-			if guarded[k.Group+"/"+k.Kind] && slices.Contains(rules.MutatedOperations(schema.GroupKind{Group: k.Group, Kind: k.Kind}), admissionv1.Create) {
+			if guarded[k.Group+"/"+k.Kind] && slices.Contains(rules.MutatedOperations(schema.GroupKind{Group: k.Group, Kind: k.Kind}, rules.RecordKRIAdmission), admissionv1.Create) {
 				want = append(want, "/mutate")
 			}
 			switch {

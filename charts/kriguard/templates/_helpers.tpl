@@ -124,17 +124,36 @@ listed resources (no subresources such as status), never a wildcard.
 {{- end -}}
 
 {{/*
+webhook.recordKRI, "admission" or "off": an unquoted off in a values file reaches the chart as false.
+*/}}
+{{- define "kriguard.recordKRI" -}}
+{{- ternary "off" (toString .Values.webhook.recordKRI) (eq (toString .Values.webhook.recordKRI) "false") -}}
+{{- end -}}
+
+{{/*
+The mutating webhook's matchConditions (rules.MutateCondition, held to it by test/chart): with
+webhook.recordKRI off its one patch is the name of a CREATE whose name the API server generates, so it
+is called for nothing else (rules.GeneratedNameCondition); none otherwise, every call may patch.
+*/}}
+{{- define "kriguard.mutatingMatchConditions" -}}
+{{- if eq (include "kriguard.recordKRI" .) "off" }}
+- name: generated-name
+  expression: "request.operation == 'CREATE' && has(object.metadata.generateName) && object.metadata.generateName != '' && (!has(object.metadata.name) || object.metadata.name == '')"
+{{- end }}
+{{- end -}}
+
+{{/*
 The mutating webhook's rules: only what it may patch (rules.MutatedOperations, held to it by test/chart),
 so that the API server makes no call that cannot change the object. CREATE and UPDATE of a kind named
-with a KRI (its kriguard.io/kri annotation); CREATE of KongPluginBinding and KongService, whose generated
-names their own fields give; nothing for the other Kong kinds, which keep their names. One rule per group,
-version and operations.
+with a KRI (its kriguard.io/kri annotation), CREATE alone with webhook.recordKRI off (generateName
+names); CREATE of KongPluginBinding and KongService, whose generated names their own fields give; nothing
+for the other Kong kinds, which keep their names. One rule per group, version and operations.
 */}}
 {{- define "kriguard.mutatingRules" -}}
 {{- $kinds := include "kriguard.kinds" . | fromYamlArray -}}
 {{- $byKey := dict -}}
 {{- range $kinds -}}
-{{- $ops := "CREATE,UPDATE" -}}
+{{- $ops := ternary "CREATE,UPDATE" "CREATE" (eq (include "kriguard.recordKRI" $) "admission") -}}
 {{- if eq .group "configuration.konghq.com" -}}
 {{- $ops = ternary "CREATE" "" (has .kind (list "KongPluginBinding" "KongService")) -}}
 {{- end -}}
