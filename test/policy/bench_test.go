@@ -19,12 +19,14 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // The configurations compared, each in a namespace of its own.
@@ -37,6 +39,59 @@ var benchModes = []struct{ key, namespace, what string }{
 	{"f", "bench-policy-mode", "the policy and the mutating webhook (the chart's validation.mode: policy)"},
 	{"g", "bench-one-rule", "a one-rule policy (the floor any policy pays)"},
 	{"h", "bench-nop-patch", "a do-nothing webhook whose mutating half answers kriguard's patch (the kriguard.io/kri annotation)"},
+	{"i", "bench-record-off", "the webhook as the chart registers it with webhook.recordKRI off (mutating half on CREATE, behind its matchConditions)"},
+	{"j", "bench-nop-match", "a do-nothing webhook whose mutating half has the matchConditions of (i)"},
+	{"k", "bench-nop-validating", "a do-nothing validating webhook alone"},
+}
+
+// benchPair is a webhook pair of the benchmark registered beside registerWebhook's: configurations
+// of their own, webhooks named validate.<name>.kriguard.io and mutate.<name>.kriguard.io (the API
+// server's metrics tell them apart by name), the mutating one on ops behind conditions.
+type benchPair struct {
+	name, validating, mutating string // mutating "" registers the validating webhook alone
+	url                        string // base of /validate and /mutate
+	caBundle                   []byte
+	ops                        []admissionregistrationv1.OperationType
+	conditions                 []admissionregistrationv1.MatchCondition
+}
+
+func (p benchPair) register(ctx context.Context, b *testing.B, namespaces *metav1.LabelSelector) {
+	b.Helper()
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	ifNeeded := admissionregistrationv1.IfNeededReinvocationPolicy
+	timeout := int32(5)
+	cc := func(path string) admissionregistrationv1.WebhookClientConfig {
+		u := p.url + path
+		return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: p.caBundle}
+	}
+	objs := []client.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: p.validating},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "validate." + p.name + ".kriguard.io", ClientConfig: cc("/validate"),
+			Rules:         guardedRules(admissionregistrationv1.Create, admissionregistrationv1.Update),
+			FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+			AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaces,
+		}},
+	}}
+	if p.mutating != "" {
+		objs = append(objs, &admissionregistrationv1.MutatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: p.mutating},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{
+				Name: "mutate." + p.name + ".kriguard.io", ClientConfig: cc("/mutate"),
+				Rules:         guardedRules(p.ops...),
+				FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaces,
+				ReinvocationPolicy: &ifNeeded, MatchConditions: p.conditions,
+			}},
+		})
+	}
+	for _, o := range objs {
+		if err := env.Client.Create(ctx, o); err != nil {
+			b.Fatalf("creating %s: %v", o.GetName(), err)
+		}
+		b.Cleanup(func() { _ = env.Client.Delete(context.Background(), o) })
+	}
 }
 
 // benchClients is the number of concurrent clients, as in the measurements the issue quotes.
@@ -65,6 +120,33 @@ func benchSetup(b *testing.B) []client.Client {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+	// (i): kriguard's webhook, trusted with the CA cert-controller injected into its own
+	// configurations, registered as the chart registers it with webhook.recordKRI off: CREATE only
+	// (rules.MutatedOperations) behind rules.MutateCondition. The process records the KRI at
+	// admission, but no CREATE of the benchmark reaches its mutating webhook (the calls pass shows
+	// it), so that what it would answer cannot count.
+	bundles, err := hook.CABundles(ctx, env.Client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	offOps := rules.MutatedOperations(schema.GroupKind{Group: rules.KumaGroup, Kind: "MeshTimeout"}, rules.RecordKRIOff)
+	var ops []admissionregistrationv1.OperationType
+	for _, op := range offOps {
+		ops = append(ops, admissionregistrationv1.OperationType(op))
+	}
+	conditions := []admissionregistrationv1.MatchCondition{{Name: "generated-name", Expression: rules.MutateCondition(rules.RecordKRIOff)}}
+	for _, p := range []struct {
+		benchPair
+		namespace string
+	}{
+		{benchPair{name: "record-off", validating: "policy-bench-record-off-validating", mutating: "policy-bench-record-off-mutating",
+			url: strings.TrimSuffix(hook.URL("/"), "/"), caBundle: bundles[0], ops: ops, conditions: conditions}, "bench-record-off"},
+		{benchPair{name: "nop-match", validating: "policy-bench-nop-match-validating", mutating: "policy-bench-nop-match-mutating",
+			url: nop.URL, caBundle: nopCABundle(), ops: ops, conditions: conditions}, "bench-nop-match"},
+		{benchPair{name: "nop-validating", validating: "policy-bench-nop-validating-only", url: nop.URL, caBundle: nopCABundle()}, "bench-nop-validating"},
+	} {
+		p.register(ctx, b, in(p.namespace))
 	}
 	b.Cleanup(func() {
 		ctx := context.Background()
@@ -210,7 +292,8 @@ func saturate(b *testing.B, clients []client.Client, ns string, n int) sample {
 // blocks) and at a fixed rate (every mode's requests interleaved, paced). It reports, per mode,
 // creates/s, p50 and p99 in milliseconds, and the differences that matter: each mode over (a), the
 // webhook over the do-nothing webhook (e), and over the do-nothing webhook that answers its patch
-// (h), which leaves kriguard's own cost.
+// (h), which leaves kriguard's own cost; the chart with webhook.recordKRI off (i) over the same
+// floors, and what its matchConditions cost (j over k).
 //
 //	go test ./test/policy -run XXX -bench Create -benchtime 1x
 func BenchmarkCreate(b *testing.B) {
@@ -300,7 +383,7 @@ func report(b *testing.B, got map[string]*sample, throughput bool) {
 		}
 	}
 	b.ReportMetric(got["c"].quantile(0.5)-got["g"].quantile(0.5), "c-over-g-p50-ms")
-	for _, k := range []string{"b", "d", "h"} {
+	for _, k := range []string{"b", "d", "h", "i", "j"} {
 		b.ReportMetric(got[k].quantile(0.5)-nopHook.quantile(0.5), k+"-over-e-p50-ms")
 		b.ReportMetric(got[k].quantile(0.99)-nopHook.quantile(0.99), k+"-over-e-p99-ms")
 	}
@@ -308,6 +391,14 @@ func report(b *testing.B, got map[string]*sample, throughput bool) {
 	// answers the same patch (h).
 	b.ReportMetric(got["b"].quantile(0.5)-got["h"].quantile(0.5), "b-over-h-p50-ms")
 	b.ReportMetric(got["b"].quantile(0.99)-got["h"].quantile(0.99), "b-over-h-p99-ms")
+	// The chart with webhook.recordKRI off (i): over the do-nothing pair that patches (h), what the
+	// annotation cost in all; over the do-nothing pair behind the same matchConditions (j), kriguard's
+	// own cost then. What the matchConditions themselves cost: (j) over the do-nothing validating
+	// webhook alone (k), the same calls but for the condition evaluated.
+	for _, d := range [][2]string{{"i", "h"}, {"i", "j"}, {"j", "k"}} {
+		b.ReportMetric(got[d[0]].quantile(0.5)-got[d[1]].quantile(0.5), d[0]+"-over-"+d[1]+"-p50-ms")
+		b.ReportMetric(got[d[0]].quantile(0.99)-got[d[1]].quantile(0.99), d[0]+"-over-"+d[1]+"-p99-ms")
+	}
 	b.ReportMetric(0, "ns/op") // one op is a whole round: the metrics above are the measurement
 }
 
@@ -319,6 +410,10 @@ const (
 	webhookMetric    = "apiserver_admission_webhook_admission_duration_seconds"
 	controllerMetric = "apiserver_admission_controller_admission_duration_seconds"
 	stepMetric       = "apiserver_admission_step_admission_duration_seconds"
+	// The matchConditions of a webhook: their evaluations (a histogram) and the calls they excluded
+	// (a counter, read as a histogram's count).
+	conditionMetric  = "apiserver_admission_match_condition_evaluation_seconds"
+	exclusionsMetric = "apiserver_admission_match_condition_exclusions_total"
 )
 
 // histogram is one series of an admission metric: cumulative counts per upper bound, and the sum.
@@ -355,7 +450,7 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 				break
 			}
 		}
-		if metric != webhookMetric && metric != controllerMetric && metric != stepMetric {
+		if metric != webhookMetric && metric != controllerMetric && metric != stepMetric && metric != conditionMetric && name != exclusionsMetric {
 			continue
 		}
 		labels, value, ok := strings.Cut(rest, "} ")
@@ -397,6 +492,8 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 			h.sum += v
 		case "_count":
 			h.count += v
+		case "": // the exclusions counter
+			h.count += v
 		}
 	}
 	return out
@@ -434,18 +531,33 @@ func countCalls(b *testing.B, c client.Client) {
 			}
 		}
 		after := admissionDurations(b)
-		if m.key == "b" || m.key == "h" {
+		switch m.key {
+		case "b", "h":
 			if got, want := obj.GetAnnotations()[naming.AnnotationKRI], nopKRI(m.namespace, obj.GetName()); got != want {
 				b.Errorf("%s: annotation %s = %q, want %q", m.key, naming.AnnotationKRI, got, want)
+			}
+		case "i":
+			// Recording off: the mutating webhook is not called for a CREATE with a name.
+			if got, ok := obj.GetAnnotations()[naming.AnnotationKRI]; ok {
+				b.Errorf("%s: annotation %s = %q, want none", m.key, naming.AnnotationKRI, got)
+			}
+			if k, _ := calls(before, after, webhookMetric+" mutate.record-off.kriguard.io/admit"); k != 0 {
+				b.Errorf("%s: %v mutating calls for %d CREATEs with a name, want none", m.key, k, n)
 			}
 		}
 		var line strings.Builder
 		fmt.Fprintf(&line, "calls per CREATE, %s (%s):", m.key, m.what)
 		for _, key := range slices.Sorted(maps.Keys(after)) {
-			if metric, rest, _ := strings.Cut(key, " "); metric == webhookMetric {
-				if k, _ := calls(before, after, key); k > 0 {
-					fmt.Fprintf(&line, " %s %.2f,", rest, k/n)
-				}
+			metric, rest, _ := strings.Cut(key, " ")
+			k, mean := calls(before, after, key)
+			switch {
+			case k == 0:
+			case metric == webhookMetric:
+				fmt.Fprintf(&line, " %s %.2f,", rest, k/n)
+			case metric == conditionMetric:
+				fmt.Fprintf(&line, " matchConditions of %s evaluated %.2f (mean %.3f ms),", rest, k/n, mean)
+			case metric == exclusionsMetric:
+				fmt.Fprintf(&line, " calls of %s they excluded %.2f,", rest, k/n)
 			}
 		}
 		chain, _ := calls(before, after, controllerMetric+" MutatingAdmissionWebhook/admit")
@@ -494,6 +606,7 @@ func reportAdmission(b *testing.B, before, after map[string]*histogram, served m
 	for _, key := range []string{
 		"mutate.kriguard.io/admit", "mutate.nop.kriguard.io/admit", "mutate.nop-patch.kriguard.io/admit",
 		"validate.kriguard.io/validating", "validate.nop.kriguard.io/validating", "validate.nop-patch.kriguard.io/validating",
+		"validate.record-off.kriguard.io/validating", "validate.nop-match.kriguard.io/validating", "validate.nop-validating.kriguard.io/validating",
 	} {
 		h, old := after[webhookMetric+" "+key], before[webhookMetric+" "+key]
 		if h == nil {
