@@ -144,7 +144,7 @@ func benchSetup(b *testing.B) []client.Client {
 			url: strings.TrimSuffix(hook.URL("/"), "/"), caBundle: bundles[0], ops: ops, conditions: conditions}, "bench-record-off"},
 		{benchPair{name: "nop-match", validating: "policy-bench-nop-match-validating", mutating: "policy-bench-nop-match-mutating",
 			url: nop.URL, caBundle: nopCABundle(), ops: ops, conditions: conditions}, "bench-nop-match"},
-		{benchPair{name: "nop-validating", validating: "policy-bench-nop-validating-only", url: nop.URL, caBundle: nopCABundle()}, "bench-nop-validating"},
+		{benchPair{name: "nop-alone", validating: "policy-bench-nop-alone-validating", url: nop.URL, caBundle: nopCABundle()}, "bench-nop-validating"},
 	} {
 		p.register(ctx, b, in(p.namespace))
 	}
@@ -606,7 +606,7 @@ func reportAdmission(b *testing.B, before, after map[string]*histogram, served m
 	for _, key := range []string{
 		"mutate.kriguard.io/admit", "mutate.nop.kriguard.io/admit", "mutate.nop-patch.kriguard.io/admit",
 		"validate.kriguard.io/validating", "validate.nop.kriguard.io/validating", "validate.nop-patch.kriguard.io/validating",
-		"validate.record-off.kriguard.io/validating", "validate.nop-match.kriguard.io/validating", "validate.nop-validating.kriguard.io/validating",
+		"validate.record-off.kriguard.io/validating", "validate.nop-match.kriguard.io/validating", "validate.nop-alone.kriguard.io/validating",
 	} {
 		h, old := after[webhookMetric+" "+key], before[webhookMetric+" "+key]
 		if h == nil {
