@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming/hashsuffix"
 )
 
 // Universal is a Kuma resource as a control plane on Universal stores it and kumactl writes it: a
@@ -43,17 +45,33 @@ func (u Universal) DisplayName() (string, *field.Path) {
 	return u.Name, uNamePath
 }
 
-// StoredDisplayName returns the display name r's REST API stores for u, a Universal resource as
-// sent, and the field of u it comes from: the name Kuma shows, builds the KRI from, and names KDS
-// copies after (docs/kds.md). 2.14 keeps a kuma.io/display-name label (u.DisplayName); 3.0 overwrites
-// the label with the name on every resource it creates or updates through the API
-// (pkg/core/resources/labels/compute.go:151), so it is Name. A copy another control plane synced
-// is stored with the labels it was sent with, in both releases: its display name is DisplayName.
+// StoredDisplayName returns the display name r's control plane stores for u, a Universal resource,
+// and the field of u it comes from: the name Kuma shows, builds the KRI from, and names KDS copies
+// after (docs/kds.md, "Universal"). 2.14 keeps a kuma.io/display-name label (u.DisplayName); 3.0's
+// REST API overwrites the label with the name on every resource it creates or updates
+// (pkg/core/resources/labels/compute.go:151), so it is Name. A KDS copy, which the receiving control
+// plane stores with the labels it was sent with in both releases, keeps its label: u is taken for
+// one when its name is the copy name of its display-name label (hashsuffix.Matches), which a 3.0
+// resource created through the API never is.
 func (r Release) StoredDisplayName(u Universal) (string, *field.Path) {
-	if slices.Contains(r.facts().overwritten, LabelDisplayName) {
+	if slices.Contains(r.facts().overwritten, LabelDisplayName) && !r.isKDSCopy(u) {
 		return u.Name, uNamePath
 	}
 	return u.DisplayName()
+}
+
+// isKDSCopy reports whether u is named as KDS names the copy of a resource with u's display-name
+// label, mesh (for a mesh-scoped type), zone and namespace labels.
+func (r Release) isKDSCopy(u Universal) bool {
+	dn := u.Labels[LabelDisplayName]
+	if dn == "" || dn == u.Name {
+		return false
+	}
+	var mesh string
+	if t, ok := r.Registry().ByKind(u.Type); ok && t.Scope == ScopeMesh {
+		mesh = u.Mesh
+	}
+	return hashsuffix.Matches(u.Name, mesh, dn, u.Labels[LabelZone], u.Labels[LabelNamespace])
 }
 
 // ForUniversal builds the KRI of u as r's code computes it (kri.FromResourceMetaE over the stored

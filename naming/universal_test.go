@@ -21,6 +21,11 @@ func TestForUniversal(t *testing.T) {
 		{"policy", Kuma2_14, Universal{Type: "MeshTimeout", Mesh: "default", Name: "timeout-1"}, "kri_mt_default___timeout-1_", ""},
 		{"display-name label 2.14", Kuma2_14, Universal{Type: "MeshTimeout", Mesh: "default", Name: "timeout-3", Labels: map[string]string{LabelDisplayName: "shown-name"}}, "kri_mt_default___shown-name_", ""},
 		{"display-name label 3.0", Kuma3_0, Universal{Type: "MeshTimeout", Mesh: "default", Name: "timeout-3", Labels: map[string]string{LabelDisplayName: "shown-name"}}, "kri_mt_default___timeout-3_", ""},
+		// global's copy of zone-1's MeshTimeout backend keeps the label it was sent with, and Kuma
+		// its KRI (rules/testdata/universal/kds-copies.jsonl)
+		{"KDS copy 3.0", Kuma3_0, Universal{Type: "MeshTimeout", Mesh: "default", Name: "backend-d8466458x7574b7b", Labels: map[string]string{LabelDisplayName: "backend", LabelZone: "zone-1", LabelOrigin: "zone"}}, "kri_mt_default_zone-1__backend_", ""},
+		{"KDS copy of another mesh 3.0", Kuma3_0, Universal{Type: "MeshTimeout", Mesh: "mesh-2", Name: "backend-d8466458x7574b7b", Labels: map[string]string{LabelDisplayName: "backend", LabelZone: "zone-1", LabelOrigin: "zone"}}, "kri_mt_mesh-2_zone-1__backend-d8466458x7574b7b_", ""},
+		{"KDS copy of a global type 3.0", Kuma3_0, Universal{Type: "HostnameGenerator", Name: "hg-866685vw295v46f4", Labels: map[string]string{LabelDisplayName: "hg", LabelZone: "zone-1", LabelOrigin: "zone"}}, "kri_hg__zone-1__hg_", ""},
 		{"empty display-name label", Kuma2_14, Universal{Type: "MeshTimeout", Mesh: "default", Name: "timeout-4", Labels: map[string]string{LabelDisplayName: ""}}, "kri_mt_default___timeout-4_", ""},
 		{"display-name label with '_'", Kuma2_14, Universal{Type: "MeshTimeout", Mesh: "default", Name: "t", Labels: map[string]string{LabelDisplayName: "shown_name"}}, "kri_mt_default___shown_name_", "labels[kuma.io/display-name]"},
 		{"zone and namespace labels", Kuma2_14, Universal{Type: "MeshTimeout", Mesh: "default", Name: "t", Labels: map[string]string{LabelZone: "default", LabelNamespace: "kuma-demo"}}, "kri_mt_default_default_kuma-demo_t_", ""},

@@ -167,7 +167,9 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 			// The copy is named after the display name: point at the label or annotation that gave it.
 			at, value := namePath, obj.name
 			switch {
-			case universal && kri.Name != obj.name:
+			case universal && kri.Name == obj.name:
+				at = universalNamePath
+			case universal:
 				at, value = naming.UniversalLabelPath(naming.LabelDisplayName), kri.Name
 			case !universal && c.release.ValidatedName(obj) != obj.name:
 				at, value = naming.AnnotationPath(naming.AnnotationDisplayName), obj.annotations[naming.AnnotationDisplayName]

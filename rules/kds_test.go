@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // TestKDSCopy: the copy names of kuma/kds-copy are Kuma's (naming/hashsuffix holds the vectors
@@ -152,6 +154,47 @@ func TestKDSDetectedMode(t *testing.T) {
 		}
 		if want := c.forMode(tt.detected).Mode(); d.Mode != want {
 			t.Errorf("configured %q, detected %q: decision's mode %q, want %q", tt.configured, tt.detected, d.Mode, want)
+		}
+	}
+}
+
+// A Universal resource's copy is named after the display name its release stores: on 2.14 the
+// kuma.io/display-name label, so an unstorable label gives an unstorable copy, reported at the
+// label; on 3.0 the name, which the label is overwritten with (a note), but for a KDS copy, whose
+// label stays (docs/kds.md, "Universal").
+func TestKDSCopyUniversalDisplayName(t *testing.T) {
+	for _, tt := range []struct {
+		rel           naming.Release
+		raw           string
+		copyAt        string // the field of kuma/kds-copy, "" for none
+		overwriteNote bool
+	}{
+		{naming.Kuma2_14, `{"type":"MeshTimeout","mesh":"default","name":"backend","labels":{"kuma.io/display-name":"Backend_1"}}`, "labels[kuma.io/display-name]", false},
+		{naming.Kuma3_0, `{"type":"MeshTimeout","mesh":"default","name":"backend","labels":{"kuma.io/display-name":"Backend_1"}}`, "", true},
+		{naming.Kuma3_0, `{"type":"MeshTimeout","mesh":"default","name":"backend_1","labels":{"kuma.io/display-name":"backend"}}`, "name", true},
+		// global's copy of zone-1's MeshTimeout backend
+		{naming.Kuma3_0, `{"type":"MeshTimeout","mesh":"default","name":"backend-d8466458x7574b7b","labels":{"kuma.io/display-name":"backend","kuma.io/zone":"zone-1","kuma.io/origin":"zone"}}`, "", false},
+	} {
+		c, err := buildConfig(&Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind, Kuma: KumaConfig{Mode: ModeGlobal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Object: []byte(tt.raw), Release: tt.rel, Universal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var copyAt string
+		var note bool
+		for _, f := range d.Findings() {
+			switch f.Rule {
+			case RuleKDSCopy:
+				copyAt = f.Problem.Field
+			case RuleOverwrittenKey:
+				note = true
+			}
+		}
+		if copyAt != tt.copyAt || note != tt.overwriteNote {
+			t.Errorf("%s %s: kuma/kds-copy at %q, overwritten note %v; want %q, %v", tt.rel, tt.raw, copyAt, note, tt.copyAt, tt.overwriteNote)
 		}
 	}
 }

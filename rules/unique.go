@@ -284,12 +284,8 @@ func (u *Unique) addUniversalResource(zone string, gk schema.GroupKind, r *unive
 	}
 	namespace := r.Labels[naming.LabelNamespace]
 	nu := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}
+	// global's copy of a zone's resource keeps the display-name label it was sent with
 	display, _ := u.c.release.StoredDisplayName(nu)
-	if label, _ := nu.DisplayName(); label != display && hashsuffix.Matches(r.Name, r.Mesh, label, zone, namespace) {
-		// global's copy of a zone's resource, stored with the labels it was sent with, which no
-		// release overwrites: its name is the copy name of its display-name label
-		display = label
-	}
 	return u.addCopy(kumaEntry{
 		zone: zone,
 		obj:  Object{Kind: gk, Name: r.Name, Mesh: r.Mesh},

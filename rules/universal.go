@@ -223,6 +223,9 @@ func universalOverwritten(rel naming.Release, u *universalResource, notes field.
 	if !ok || v == "" || v == u.Name || !slices.Contains(rel.Overwritten(), naming.LabelDisplayName) {
 		return notes
 	}
+	if dn, _ := rel.StoredDisplayName(naming.Universal{Type: u.Type, Mesh: u.Mesh, Name: u.Name, Labels: u.Labels}); dn != u.Name {
+		return notes // a KDS copy, which keeps its labels
+	}
 	return append(notes, field.Invalid(naming.UniversalLabelPath(naming.LabelDisplayName), v,
 		fmt.Sprintf("Kuma %s overwrites it with name %q: the resource's KRI and display name are %q", rel, u.Name, u.Name)))
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"bufio"
 	"encoding/json"
-	"maps"
 	"os"
 	"testing"
 
@@ -17,8 +16,10 @@ type universalCopy struct {
 	Release, Case, Side string
 	Resource            universalResource
 	StoredLabels        map[string]string `json:"stored_labels"`
+	KRI                 string
 	Copy                string
-	CopyDisplayName     string `json:"copy_display_name"`
+	CopyLabels          map[string]string `json:"copy_labels"`
+	CopyKRI             string            `json:"copy_kri"`
 }
 
 func readUniversalCopies(t *testing.T) []universalCopy {
@@ -78,15 +79,23 @@ func TestUniversalKDSCopyVectors(t *testing.T) {
 				t.Errorf("%s %s, as %s: copy %q (%v), Kuma's is %q", rel, v.Case, r.what, got, ok, v.Copy)
 			}
 		}
+		// The receiver stores the copy under its name with the labels it was sent with; the KRI of
+		// each, as an audit lists them, is the one Kuma gives it.
+		copied := universalResource{Type: kind, Mesh: sent.Mesh, Name: v.Copy, Labels: v.CopyLabels}
+		for _, r := range []struct {
+			what string
+			u    universalResource
+			want string
+		}{{"stored", stored, v.KRI}, {"copied", copied, v.CopyKRI}} {
+			k, _ := rel.ForUniversal(naming.Universal{Type: r.u.Type, Mesh: r.u.Mesh, Name: r.u.Name, Labels: r.u.Labels})
+			if got := k.String(); got != r.want {
+				t.Errorf("%s %s, as %s: KRI %s, Kuma's is %s", rel, v.Case, r.what, got, r.want)
+			}
+		}
 		if v.Side != "zone" || !kdsToGlobal[kind] {
 			continue
 		}
-		// global stores the copy under its name, with the labels the zone sent it with
-		copyLabels := maps.Clone(v.StoredLabels)
-		copyLabels[naming.LabelDisplayName] = v.CopyDisplayName
-		copyLabels[naming.LabelZone] = "zone-1"
-		copyLabels[labelOrigin] = originZone
-		onGlobal := universalResource{Type: kind, Mesh: sent.Mesh, Name: v.Copy, Labels: copyLabels}
+		onGlobal := copied
 		for _, r := range []struct {
 			what string
 			u    universalResource
