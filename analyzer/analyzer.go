@@ -123,7 +123,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 			}
 			return run(pass, cfg)
 		},
-		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact)},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact), new(sinkMethodsFact)},
 	}
 }
 
@@ -272,17 +272,21 @@ type state struct {
 	globalStores map[*ssa.Global][]valueAt
 	escaped      map[*ssa.Global]bool
 
-	fieldSinks  map[*types.Var]Sink
-	paramSinks  map[*ssa.Function]map[int]Sink
-	methodSinks map[*ssa.Function]map[methodParam]Sink
-	impParams   map[*types.Func]*sinkParamsFact
-	impFields   map[*types.Var]*sinkFieldFact
-	impResults  map[*types.Func][]tmpl
-	sites       []*site
-	pkgs        map[string]*types.Package // every package imported, made on first use
-	foreign     map[*types.Var]Sink       // sink fields of other packages, made on first use
-	altStat     *bool                     // altStatNamesSet, made on first use
-	fwd         map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
+	fieldSinks map[*types.Var]Sink
+	// fieldMethodSinks are the fields of interface type the result of whose method paths is a sink.
+	fieldMethodSinks map[*types.Var]map[string]Sink
+	paramSinks       map[*ssa.Function]map[int]Sink
+	methodSinks      map[*ssa.Function]map[methodParam]Sink
+	impParams        map[*types.Func]*sinkParamsFact
+	impFields        map[*types.Var]*sinkFieldFact
+	impMethods       map[*types.Var]*sinkMethodsFact // made on first use
+	paths            map[types.Type][]string         // methodPaths, made on first use
+	impResults       map[*types.Func][]tmpl
+	sites            []*site
+	pkgs             map[string]*types.Package // every package imported, made on first use
+	foreign          map[*types.Var]Sink       // sink fields of other packages, made on first use
+	altStat          *bool                     // altStatNamesSet, made on first use
+	fwd              map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {
@@ -290,21 +294,22 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		return nil, nil
 	}
 	st := &state{
-		pass:        pass,
-		cfg:         cfg,
-		memo:        map[memoKey][]tmpl{},
-		fmemo:       map[memoKey][]target{},
-		busy:        map[memoKey]bool{},
-		res:         map[resultKey][]tmpl{},
-		resBusy:     map[resultKey]bool{},
-		cands:       map[candKey][]tmpl{},
-		impls:       map[string][]target{},
-		fieldSinks:  map[*types.Var]Sink{},
-		paramSinks:  map[*ssa.Function]map[int]Sink{},
-		methodSinks: map[*ssa.Function]map[methodParam]Sink{},
-		impParams:   map[*types.Func]*sinkParamsFact{},
-		impFields:   map[*types.Var]*sinkFieldFact{},
-		impResults:  map[*types.Func][]tmpl{},
+		pass:             pass,
+		cfg:              cfg,
+		memo:             map[memoKey][]tmpl{},
+		fmemo:            map[memoKey][]target{},
+		busy:             map[memoKey]bool{},
+		res:              map[resultKey][]tmpl{},
+		resBusy:          map[resultKey]bool{},
+		cands:            map[candKey][]tmpl{},
+		impls:            map[string][]target{},
+		fieldSinks:       map[*types.Var]Sink{},
+		fieldMethodSinks: map[*types.Var]map[string]Sink{},
+		paramSinks:       map[*ssa.Function]map[int]Sink{},
+		methodSinks:      map[*ssa.Function]map[methodParam]Sink{},
+		impParams:        map[*types.Func]*sinkParamsFact{},
+		impFields:        map[*types.Var]*sinkFieldFact{},
+		impResults:       map[*types.Func][]tmpl{},
 	}
 	relevant := st.relevant()
 	if !relevant && !st.summarizable() {

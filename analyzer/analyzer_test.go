@@ -187,5 +187,5 @@ func (*quiet) Errorf(string, ...any) {}
 // package the caller does not import.
 func TestSeenThrough(t *testing.T) {
 	t.Parallel()
-	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/kx/naming", "cp/kx/sysnames", "cp/kx/core", "cp/kx/envoy", "cp/kx/gen", "cp/kx/gen2", "cp/kx/wire", "cp/kx/tls", "cp/kx/mtls")
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/kx/naming", "cp/kx/sysnames", "cp/kx/core", "cp/kx/envoy", "cp/kx/gen", "cp/kx/gen2", "cp/kx/wire", "cp/kx/tls", "cp/kx/mtls", "cp/kx/clusters3", "cp/kx/clusters", "cp/kx/gen3")
 }

@@ -66,11 +66,17 @@ type sinkParamsFact struct {
 
 // ParamSink is one sink parameter (the receiver is not counted): the parameter itself, or, when
 // Method is set, the result of calling that method (no arguments, a string result) on it — an
-// interface value whose implementations the function cannot see, whose callers may.
+// interface value whose implementations the function cannot see, whose callers may. Method may be
+// a path of two methods, "RequestCa.Name": the Name() of what RequestCa (any arguments) returns.
 type ParamSink struct {
 	Index  int
 	Method string
 	Sink   Sink
+}
+
+// methodCalls spells a method path for humans: "RequestCa.Name" is "RequestCa().Name()".
+func methodCalls(path string) string {
+	return strings.ReplaceAll(path, ".", "().") + "()"
 }
 
 func (*sinkParamsFact) AFact() {}
@@ -82,7 +88,7 @@ func (f *sinkParamsFact) String() string {
 		b.WriteString(" ")
 		b.WriteString(strconv.Itoa(p.Index))
 		if p.Method != "" {
-			b.WriteString("." + p.Method + "()")
+			b.WriteString("." + methodCalls(p.Method))
 		}
 		b.WriteString("->")
 		b.WriteString(p.Sink.Field)
@@ -98,6 +104,31 @@ type sinkFieldFact struct {
 func (*sinkFieldFact) AFact() {}
 
 func (f *sinkFieldFact) String() string { return "sink field ->" + f.Sink.Field }
+
+// sinkMethodsFact marks a struct field of interface type the result of whose methods reaches an
+// Envoy name by copies: Kuma's ClientSideMTLSConfigurer hands c.SecretsTracker.RequestCa(mesh) to
+// a function that names an SDS secret after its Name(), in a package that sees no implementation
+// of the tracker. The packages that write the field check what they write.
+type sinkMethodsFact struct {
+	Methods []MethodSink
+}
+
+// MethodSink is the result of a method path (ParamSink.Method) as a sink.
+type MethodSink struct {
+	Path string
+	Sink Sink
+}
+
+func (*sinkMethodsFact) AFact() {}
+
+func (f *sinkMethodsFact) String() string {
+	var b strings.Builder
+	b.WriteString("sink methods")
+	for _, m := range f.Methods {
+		b.WriteString(" " + methodCalls(m.Path) + "->" + m.Sink.Field)
+	}
+	return b.String()
+}
 
 // resultFact records the shapes a function's string result may take.
 type resultFact struct {
@@ -139,10 +170,13 @@ const (
 	partField
 	// partFree is the value of a free variable of a closure; it only lives inside one package.
 	partFree
-	// partMethod is the result of a method (part.method, no arguments) called on parameter Param, an
-	// interface value none of whose implementations the package sees; it only lives inside one
-	// package, and spreads a sink back as a ParamSink with a Method.
+	// partMethod is the result of a method path (part.method: the last method takes no arguments)
+	// called on parameter Param, an interface value none of whose implementations the package sees;
+	// it only lives inside one package, and spreads a sink back as a ParamSink with a Method.
 	partMethod
+	// partFieldMethod is the same of the interface value in struct field part.field, of the package:
+	// it spreads a sink back as a sinkMethodsFact.
+	partFieldMethod
 )
 
 // Part is one piece of a Shape.

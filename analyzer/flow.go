@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -913,16 +914,99 @@ func (st *state) substCall(fn *ssa.Function, ts []tmpl, t target, args []ssa.Val
 	})
 }
 
-// evalMethod is what the result of method name (no arguments) of the interface value v may be, as
-// a call v.name() in fn would be evaluated.
-func (st *state) evalMethod(fn *ssa.Function, v ssa.Value, name string) []tmpl {
-	m := ifaceMethod(v.Type(), name)
+// evalMethod is what the result of method path (ParamSink.Method) of the interface value v may be,
+// as the calls v.M() or v.R(…).M() in fn would be evaluated: R's arguments are unknown, and its
+// result holds the types R's implementations return, when they are known (narrow).
+func (st *state) evalMethod(fn *ssa.Function, v ssa.Value, path string) []tmpl {
+	saved := st.callPos
+	defer func() { st.callPos = saved }()
+	first, rest, more := strings.Cut(path, ".")
+	if !more {
+		m := ifaceMethod(v.Type(), path)
+		if m == nil {
+			return hole()
+		}
+		return st.evalCall(fn, &ssa.CallCommon{Value: v, Method: m}, -1, token.NoPos)
+	}
+	r := ifaceMethod(v.Type(), first)
+	if r == nil || strings.Contains(rest, ".") {
+		return hole()
+	}
+	sig := r.Type().(*types.Signature)
+	if sig.Results().Len() != 1 || ifaceResult(sig) != 0 {
+		return hole()
+	}
+	recv := sig.Results().At(0).Type()
+	m := ifaceMethod(recv, rest)
 	if m == nil {
 		return hole()
 	}
-	saved := st.callPos
-	defer func() { st.callPos = saved }()
-	return st.evalCall(fn, &ssa.CallCommon{Value: v, Method: m}, -1, token.NoPos)
+	impls := st.implementations(m, recv)
+	if len(impls) == 0 || !st.implemented(r, v.Type()) {
+		// Nothing in sight implements the path: the value's own callers or writers may see more.
+		if t, ok := st.methodBase(fn, v, path, 1); ok {
+			return []tmpl{t}
+		}
+		return hole()
+	}
+	if kinds := st.methodReturns(fn, v, r); kinds != nil {
+		var keep []target
+		for _, t := range impls {
+			if slices.Contains(kinds, st.recvKey(t)) {
+				keep = append(keep, t)
+			}
+		}
+		impls = keep
+	}
+	out := st.evalTargets(fn, impls, nil, nil, -1)
+	if len(out) == 0 {
+		return hole()
+	}
+	return capAlts(out)
+}
+
+// implemented reports whether the package sees an implementation of interface method m: its own,
+// an imported one with facts, or a forwarded one.
+func (st *state) implemented(m *types.Func, recv types.Type) bool {
+	return len(st.implementations(m, recv)) > 0 || len(st.forwarded()[ifaceMethodKey(m)]) > 0
+}
+
+// methodReturns returns the named types that a call of interface method r on v may return, or nil
+// when they are not known: what the implementations of r among the types v may hold return, as
+// concreteCall has it for a call in the code.
+func (st *state) methodReturns(fn *ssa.Function, v ssa.Value, r *types.Func) []string {
+	iface, ok := v.Type().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	kinds := st.concrete(fn, v)
+	var out []string
+	found := false
+	for _, f := range st.ownMethods(r, iface) {
+		if kinds != nil && !slices.Contains(kinds, st.recvKey(target{fn: f})) {
+			continue
+		}
+		ts := st.concreteResults(f, 0)
+		if ts == nil {
+			return nil
+		}
+		out, found = union(out, ts), true
+	}
+	if key := ifaceMethodKey(r); key != "" {
+		for _, im := range st.forwarded()[key] {
+			if im.ImplPkg == st.pass.Pkg.Path() || kinds != nil && !slices.Contains(kinds, im.Recv) {
+				continue
+			}
+			if len(im.Returns) == 0 {
+				return nil
+			}
+			out, found = union(out, im.Returns), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return out
 }
 
 // ifaceMethod returns the method name of interface type t, if it has one.

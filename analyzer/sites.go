@@ -27,7 +27,7 @@ type site struct {
 	key    bool     // … of a key of the map in field …
 	calls  []target // … or an argument of a call of one of these
 	param  int      // index in the callee's Params (receiver first)
-	method string   // … or the result of this method of an interface argument (ParamSink.Method)
+	method string   // … or the result of this method path of an interface argument or field (ParamSink.Method)
 
 	done bool
 	sink Sink
@@ -69,6 +69,10 @@ func (st *state) collectSites() {
 					owner := namedOf(fa.X.Type())
 					if isString(fv.Type()) && st.maySinkField(owner, fv) {
 						st.sites = append(st.sites, &site{fn: f, val: in.Val, instr: in, expr: si.values[in.Pos()], field: fv, owner: owner})
+					} else if st.mayMethodSinkField(fv) {
+						for _, m := range st.methodPaths(fv.Type()) {
+							st.sites = append(st.sites, &site{fn: f, val: in.Val, instr: in, expr: si.values[in.Pos()], field: fv, owner: owner, method: m})
+						}
 					}
 					if _, ok := envoyKeyField(owner, fv); ok {
 						// A map made here and stored in the field: each of its keys.
@@ -137,14 +141,41 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 			st.sites = append(st.sites, &site{fn: f, val: a, instr: in, expr: expr, calls: keep, param: i})
 			continue
 		}
-		for _, m := range nameMethods(a.Type()) {
+		for _, m := range st.methodPaths(a.Type()) {
 			st.sites = append(st.sites, &site{fn: f, val: a, instr: in, expr: expr, calls: keep, param: i, method: m})
 		}
 	}
 }
 
+// methodPaths lists the method paths of interface type t whose result may be a sink
+// (ParamSink.Method): its name methods, and those of the named interface its other methods return
+// ("RequestCa.Name"), made on first use for each type.
+func (st *state) methodPaths(t types.Type) []string {
+	if _, ok := t.Underlying().(*types.Interface); !ok {
+		return nil
+	}
+	if ps, ok := st.paths[t]; ok {
+		return ps
+	}
+	ps := nameMethods(t)
+	it := t.Underlying().(*types.Interface)
+	for i := 0; i < it.NumMethods(); i++ {
+		sig := it.Method(i).Type().(*types.Signature)
+		if sig.Results().Len() == 1 && ifaceResult(sig) == 0 {
+			for _, n := range nameMethods(sig.Results().At(0).Type()) {
+				ps = append(ps, it.Method(i).Name()+"."+n)
+			}
+		}
+	}
+	if st.paths == nil {
+		st.paths = map[types.Type][]string{}
+	}
+	st.paths[t] = ps
+	return ps
+}
+
 // nameMethods lists the methods of interface type t that take nothing and return a string, but for
-// Error (a message, never a name): those whose result may be a sink (ParamSink.Method).
+// Error (a message, never a name).
 func nameMethods(t types.Type) []string {
 	it, ok := t.Underlying().(*types.Interface)
 	if !ok {
@@ -183,6 +214,33 @@ func (st *state) maySinkTarget(t target) bool {
 		return st.maySinkFunc(t.obj)
 	}
 	return false
+}
+
+// mayMethodSinkField reports whether the result of a method of field fv, of interface type, may be
+// a sink: a field of the package, or one whose package found it to be (sinkMethodsFact).
+func (st *state) mayMethodSinkField(fv *types.Var) bool {
+	if _, ok := fv.Type().Underlying().(*types.Interface); !ok {
+		return false
+	}
+	return fv.Pkg() == st.pass.Pkg || st.importedFieldMethods(fv) != nil
+}
+
+func (st *state) importedFieldMethods(fv *types.Var) *sinkMethodsFact {
+	if f, ok := st.impMethods[fv]; ok {
+		return f
+	}
+	var f *sinkMethodsFact
+	if fv.Pkg() != nil && fv.Pkg() != st.pass.Pkg {
+		f = new(sinkMethodsFact)
+		if !st.pass.ImportObjectFact(fv, f) {
+			f = nil
+		}
+	}
+	if st.impMethods == nil {
+		st.impMethods = map[*types.Var]*sinkMethodsFact{}
+	}
+	st.impMethods[fv] = f
+	return f
 }
 
 func (st *state) maySinkField(owner *types.Named, fv *types.Var) bool {
@@ -312,6 +370,19 @@ func (st *state) resolve(s *site) (Sink, *target, bool) {
 		sk, ok := envoyKeyField(s.owner, s.field)
 		return sk, nil, ok
 	}
+	if s.field != nil && s.method != "" {
+		if sk, ok := st.fieldMethodSinks[s.field][s.method]; ok {
+			return sk, nil, true
+		}
+		if f := st.importedFieldMethods(s.field); f != nil {
+			for _, m := range f.Methods {
+				if m.Path == s.method {
+					return m.Sink, nil, true
+				}
+			}
+		}
+		return Sink{}, nil, false
+	}
 	if s.field != nil {
 		if s.owner != nil {
 			if sk, ok := envoyField(s.owner, s.field); ok {
@@ -385,13 +456,17 @@ func (st *state) targetDesc(s *site) string {
 		return sk.Field
 	}
 	if s.field != nil {
+		of := ""
+		if s.method != "" {
+			of = "the " + methodCalls(s.method) + " of "
+		}
 		if s.owner != nil {
-			if sk, ok := envoyField(s.owner, s.field); ok {
+			if sk, ok := envoyField(s.owner, s.field); ok && of == "" {
 				return sk.Field
 			}
-			return s.owner.Obj().Pkg().Name() + "." + s.owner.Obj().Name() + "." + s.field.Name()
+			return of + s.owner.Obj().Pkg().Name() + "." + s.owner.Obj().Name() + "." + s.field.Name()
 		}
-		return "field " + s.field.Name()
+		return of + "field " + s.field.Name()
 	}
 	t := s.via
 	if t == nil && len(s.calls) > 0 {
@@ -402,7 +477,7 @@ func (st *state) targetDesc(s *site) string {
 	}
 	of := ""
 	if s.method != "" {
-		of = "the " + s.method + "() of "
+		of = "the " + methodCalls(s.method) + " of "
 	}
 	if t.fn != nil {
 		d, off := st.declared(t.fn)
@@ -471,9 +546,14 @@ func (st *state) propagate() {
 					if g == nil || p.Param >= len(g.Params) {
 						continue
 					}
-					what := "the result of " + g.Params[p.Param].Name() + "." + p.method + "()"
+					what := "the result of " + g.Params[p.Param].Name() + "." + methodCalls(p.method)
 					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
 					if st.addMethodSink(g, methodParam{p.Param, p.method}, sk.prepend(step, st.writtenIn(g, s, t))) {
+						changed = true
+					}
+				case partFieldMethod:
+					step := st.step(s.fn, outerName(s.fn)+" writes the result of field "+p.field.Name()+"."+methodCalls(p.method)+" to "+st.targetDesc(s))
+					if st.addFieldMethodSink(p.field, p.method, sk.prepend(step, s.pos())) {
 						changed = true
 					}
 				case partField:
@@ -577,6 +657,19 @@ func (st *state) addMethodSink(fn *ssa.Function, mp methodParam, sk Sink) bool {
 	return true
 }
 
+func (st *state) addFieldMethodSink(fv *types.Var, path string, sk Sink) bool {
+	m := st.fieldMethodSinks[fv]
+	if m == nil {
+		m = map[string]Sink{}
+		st.fieldMethodSinks[fv] = m
+	}
+	if _, ok := m[path]; ok {
+		return false
+	}
+	m[path] = sk
+	return true
+}
+
 func (st *state) addFieldSink(fv *types.Var, sk Sink) bool {
 	if _, ok := st.fieldSinks[fv]; ok {
 		return false
@@ -618,6 +711,18 @@ func (st *state) exportSinks() {
 		}
 		sortParams(f.Params)
 		st.pass.ExportObjectFact(fn, f)
+		exported = true
+	}
+	for fv, m := range st.fieldMethodSinks {
+		if !fv.Exported() || fv.Pkg() != st.pass.Pkg {
+			continue
+		}
+		f := &sinkMethodsFact{}
+		for path, sk := range m {
+			f.Methods = append(f.Methods, MethodSink{Path: path, Sink: sk})
+		}
+		sort.Slice(f.Methods, func(i, j int) bool { return f.Methods[i].Path < f.Methods[j].Path })
+		st.pass.ExportObjectFact(fv, f)
 		exported = true
 	}
 	pf := &pkgFact{}

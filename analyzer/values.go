@@ -35,9 +35,9 @@ type src struct {
 
 type part struct {
 	Part
-	field  *types.Var    // partField
+	field  *types.Var    // partField, partFieldMethod
 	fn     *ssa.Function // PartParam, PartJoin, partFree, partMethod: the function whose parameter or free variable
-	method string        // partMethod: the method called on the parameter
+	method string        // partMethod, partFieldMethod: the method path called on the parameter or field
 	srcs   []src
 }
 
@@ -322,16 +322,27 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 	hints := st.argHints(c)
 	callees := st.callees(fn, c)
 	if len(callees) == 0 && c.IsInvoke() && len(c.Args) == 0 {
-		if p, ok := c.Value.(*ssa.Parameter); ok {
-			// An interface method of a parameter, with no implementation in sight: what the callers
-			// pass decides (a sink of the method's result, ParamSink.Method).
-			for i, q := range p.Parent().Params {
-				if q == p {
-					return []tmpl{{parts: []part{{Part: Part{Kind: partMethod, Param: i}, fn: p.Parent(), method: c.Method.Name()}}, origin: "result of " + p.Name() + "." + c.Method.Name() + "()"}}
-				}
-			}
+		// An interface method of a parameter or field, with no implementation in sight: what the
+		// callers pass or the writers of the field store decides (ParamSink.Method, sinkMethodsFact).
+		if t, ok := st.methodBase(fn, c.Value, c.Method.Name(), 0); ok {
+			return []tmpl{t}
 		}
 	}
+	out := st.evalTargets(fn, callees, args, hints, idx)
+	if len(out) == 0 {
+		return hole()
+	}
+	for i, t := range out {
+		if pos.IsValid() && hasColonLit(t) {
+			out[i].defs = append([]token.Pos{pos}, t.defs...)
+		}
+	}
+	return capAlts(out)
+}
+
+// evalTargets is what result idx (-1: the only string result) of the callees may be, called with
+// args (receiver first; missing ones are unknown).
+func (st *state) evalTargets(fn *ssa.Function, callees []target, args []ssa.Value, hints []ast.Node, idx int) []tmpl {
 	var out []tmpl
 	for _, t := range callees {
 		var ts []tmpl
@@ -371,15 +382,65 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 		}
 		out = append(out, ts...)
 	}
-	if len(out) == 0 {
-		return hole()
-	}
-	for i, t := range out {
-		if pos.IsValid() && hasColonLit(t) {
-			out[i].defs = append([]token.Pos{pos}, t.defs...)
+	return out
+}
+
+// maxPath is the most methods a method path (ParamSink.Method) holds.
+const maxPath = 2
+
+// methodBase is the result of method path (of an interface call with no implementation in sight)
+// called on v, when v is a parameter, a field of the package, a variable a closure captures from
+// either, or the result of such a call itself (c.SecretsTracker.RequestCa(mesh).Name()).
+func (st *state) methodBase(fn *ssa.Function, v ssa.Value, path string, depth int) (tmpl, bool) {
+	switch v := v.(type) {
+	case *ssa.Parameter:
+		for i, p := range v.Parent().Params {
+			if p == v {
+				return tmpl{parts: []part{{Part: Part{Kind: partMethod, Param: i}, fn: v.Parent(), method: path}}, origin: "result of " + v.Name() + "." + methodCalls(path)}, true
+			}
 		}
+	case *ssa.FreeVar:
+		if mk := st.maker(v.Parent()); mk != nil {
+			for i, fv := range v.Parent().FreeVars {
+				if fv == v && types.Identical(mk.Bindings[i].Type(), v.Type()) {
+					return st.methodBase(mk.Parent(), mk.Bindings[i], path, depth)
+				}
+			}
+		}
+	case *ssa.UnOp:
+		if v.Op != token.MUL {
+			break
+		}
+		switch x := v.X.(type) {
+		case *ssa.FieldAddr:
+			return st.fieldMethodBase(fieldOf(x.X.Type(), x.Field), path)
+		case *ssa.FreeVar, *ssa.Alloc:
+			// A variable a closure captures (go/ssa captures by reference), stored once: a parameter
+			// spilled to its cell.
+			if vals, unknown := st.stored(fn, x); !unknown && len(vals) == 1 {
+				return st.methodBase(vals[0].fn, vals[0].v, path, depth)
+			}
+		}
+	case *ssa.Field:
+		return st.fieldMethodBase(fieldOf(v.X.Type(), v.Field), path)
+	case *ssa.Call:
+		c := v.Common()
+		if !c.IsInvoke() || depth+1 >= maxPath || st.implemented(c.Method, c.Value.Type()) {
+			break
+		}
+		if sig := c.Signature(); sig.Results().Len() != 1 || ifaceResult(sig) != 0 {
+			break
+		}
+		return st.methodBase(fn, c.Value, c.Method.Name()+"."+path, depth+1)
 	}
-	return capAlts(out)
+	return tmpl{}, false
+}
+
+func (st *state) fieldMethodBase(fv *types.Var, path string) (tmpl, bool) {
+	if fv == nil || fv.Pkg() != st.pass.Pkg {
+		return tmpl{}, false
+	}
+	return tmpl{parts: []part{{Part: Part{Kind: partFieldMethod}, field: fv, method: path}}, origin: "result of field " + fv.Name() + "." + methodCalls(path)}, true
 }
 
 // importedResult is the result of a call of an imported function, from its result fact.
