@@ -8,6 +8,8 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
 	"github.com/kriguard/kriguard/test/envoyvet/secrets/core"
+	"github.com/kriguard/kriguard/test/envoyvet/secrets/mtls"
+	"github.com/kriguard/kriguard/test/envoyvet/secrets/options"
 	"github.com/kriguard/kriguard/test/envoyvet/secrets/tls"
 	"github.com/kriguard/kriguard/test/envoyvet/secrets/wire"
 )
@@ -48,4 +50,15 @@ func ServerContext(p core.Proxy) *tlsv3.CommonTlsContext {
 // GatewayContext: the all-in-one CA's name is safe.
 func GatewayContext(p core.Proxy) *tlsv3.CommonTlsContext {
 	return tls.Context(p.SecretsTracker.RequestAllInOneCa(), p.SecretsTracker.RequestIdentity())
+}
+
+// ClientSide hands the tracker to the client-side configurer through an option: the CA's name is
+// reported where the tracker is handed over, the identity's is safe.
+func ClientSide(p core.Proxy) options.Opt {
+	return options.ClientSideMTLS(p.SecretsTracker, p.Mesh) // krilint: colon [SdsSecretConfig.Name]
+}
+
+// ClientSideDirect writes the field itself.
+func ClientSideDirect(p core.Proxy) *mtls.ClientSideConfigurer {
+	return &mtls.ClientSideConfigurer{SecretsTracker: p.SecretsTracker, Mesh: p.Mesh} // krilint: colon [SdsSecretConfig.Name]
 }
