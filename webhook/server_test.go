@@ -258,6 +258,7 @@ func testExternalCerts(t *testing.T, env *testenv.Env) {
 	o.TLSMinVersion = "1.2"
 	o.EnableHTTP2 = true
 	o.ShutdownDelay = 0
+	o.RecordKRI = rules.RecordKRIOff
 	pool := writeSelfSigned(t, o.CertDir, "localhost")
 
 	mgr, err := NewManager(env.Config, o)
@@ -306,6 +307,33 @@ func testExternalCerts(t *testing.T, env *testenv.Env) {
 	}
 	if r := review.Response; r == nil || r.Allowed || r.Result.Code != 422 || r.UID != "uid-1" {
 		t.Fatalf("response %+v, want a 422 for uid-1", r)
+	}
+
+	// --record-kri=off reaches the mutating webhook: a named object gets no patch, a generateName one
+	// its name and display name, never the KRI annotation.
+	labels := map[string]string{"kuma.io/mesh": "default"}
+	for _, tc := range []struct {
+		object obj
+		want   string
+	}{
+		{kuma("MeshTimeout", "default", "t1", labels, nil), ""},
+		{kuma("MeshTimeout", "default", "", labels, nil).with("generateName", "backend-"),
+			`[{"op":"add","path":"/metadata/name","value":"` + hashsuffix.Name("default", "backend") + `"},{"op":"add","path":"/metadata/annotations","value":{"kuma.io/display-name":"backend"}}]`},
+	} {
+		body := reviewBody(t, request("CREATE", tc.object, nil))
+		resp, err := https.Post("https://"+addr+MutatePath, "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var review admissionv1.AdmissionReview
+		err = json.NewDecoder(resp.Body).Decode(&review)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := review.Response; r == nil || !r.Allowed || string(r.Patch) != tc.want {
+			t.Errorf("mutating %v with --record-kri=off: response %+v, want the patch %s", tc.object, r, tc.want)
+		}
 	}
 }
 
