@@ -270,7 +270,7 @@ func (c *Config) mutate(g *guard, r Request, d Decision) (Decision, error) {
 	if r.SubResource != "" {
 		return d, nil
 	}
-	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
+	obj, err := decodeObjectRefs(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec, false)
 	if err != nil {
 		return d, err
 	}

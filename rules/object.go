@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/internal/jsonscan"
+	"github.com/kriguard/kriguard/naming"
 )
 
 // admitted is what the rules read of an admitted object. decodeObject fills it from a partial
@@ -52,10 +53,22 @@ func (o *admitted) GetMesh() string                   { return o.mesh }
 // wholeSpec asks for spec whatever it holds: the kind's rules read more of it than target
 // references.
 func decodeObject(raw runtime.RawExtension, what string, gk schema.GroupKind, wholeSpec bool) (*admitted, error) {
+	return decodeObjectRefs(raw, what, gk, wholeSpec, specInDecode)
+}
+
+// specInDecode has decodeObject find what refSpecs returns in the decode's pass (specScan). The
+// differential tests turn it off to decide the same requests with specHolds, as before
+// (TestDecideSameAsBefore).
+var specInDecode = true
+
+// decodeObjectRefs is decodeObject, finding what refSpecs returns in the decode's pass when refs
+// is set; else refSpecs reads spec when it is first called, if ever (the mutating webhook never
+// calls it).
+func decodeObjectRefs(raw runtime.RawExtension, what string, gk schema.GroupKind, wholeSpec, refs bool) (*admitted, error) {
 	if len(raw.Raw) == 0 {
 		return nil, fmt.Errorf("admission request has no %s", what)
 	}
-	if o, err := decodePartial(raw.Raw, gk, wholeSpec); err == nil {
+	if o, err := decodePartialRefs(raw.Raw, gk, wholeSpec, refs); err == nil {
 		return o, nil
 	}
 	// The full decode says what is wrong, or reads what the partial one was unsure of.
@@ -227,11 +240,18 @@ var (
 // object it leaves raw. The API server decodes every object it sends with the same decoder, so no
 // such object reaches the webhook.
 func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, error) {
+	return decodePartialRefs(raw, gk, wholeSpec, true)
+}
+
+// decodePartialRefs is decodePartial, finding what refSpecs returns in its pass over spec when refs
+// is set (specScan).
+func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*admitted, error) {
 	s := &jsonscan.Scanner{}
 	s.Reset(raw)
 	o := &admitted{}
 	var apiVersion, kind string
 	var spec, status span
+	holds := specScan{s: s}
 	var seen uint8 // the members read, once each
 	const (
 		seenAPIVersion = 1 << iota
@@ -258,14 +278,20 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 			return once(seenMesh) && stringOrNull(s, &o.mesh)
 		case "metadata":
 			return once(seenMetadata) && metadata(s, o)
-		case "spec", "status":
-			bit, to := uint8(seenSpec), &spec
-			if key[2] == 't' {
-				bit, to = seenStatus, &status
+		case "spec":
+			var v []byte
+			var ok bool
+			if refs {
+				v, ok = s.ValueStrings(holds.str)
+			} else {
+				v, ok = s.Value()
 			}
+			spec = v
+			return once(seenSpec) && ok
+		case "status":
 			v, ok := s.Value()
-			*to = v
-			return once(bit) && ok
+			status = v
+			return once(seenStatus) && ok
 		}
 		_, ok := s.Value()
 		return ok
@@ -284,9 +310,73 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
 		}
 		o.rawSpec = spec
+		o.sections, o.refs = holds.result(spec)
 	}
+	o.scanned = refs
 	o.originKRI, o.hasOriginKRI = originKRI(status)
 	return o, nil
+}
+
+// specScan finds, in the pass of decodePartial over spec (jsonscan.Scanner.ValueStrings), what
+// refSpecs says of it, without a pass of its own. Its sections are narrower than specHolds': spec
+// only when a sectionName member holds a value that may be a problem of refWalk's (neither null
+// nor a string that is a valid section name, wherever the member is), since the walk finds none
+// else; its refs are specHolds' (FuzzSpecScan holds both to specHolds and the checks). A string
+// with an escape may spell anything: spec is then returned for both.
+type specScan struct {
+	s *jsonscan.Scanner
+	// section says that the string passed next is the value of a sectionName key.
+	section                                bool
+	sectionProblem, refKey, byName, escape bool
+}
+
+func (h *specScan) str(lit []byte, key bool) bool {
+	if h.s.Escaped() {
+		h.escape, h.section = true, false
+		return true
+	}
+	s := lit[1 : len(lit)-1]
+	if h.section {
+		h.section = false
+		if !naming.FieldSection.Valid(string(s)) {
+			h.sectionProblem = true
+		}
+	}
+	switch string(s) {
+	case "sectionName":
+		if key {
+			switch c, _ := h.s.Peek(); c {
+			case '"':
+				h.section = true
+			case 'n': // null, or not JSON, which decodePartial refuses
+			default:
+				h.sectionProblem = true
+			}
+		}
+	case "targetRef", "backendRefs", "backendRef":
+		h.refKey = true
+	case "name", "namespace":
+		h.byName = true
+	default:
+		if len(s) > 0 && 'A' <= s[0] && s[0] <= 'Z' && removedRefKinds[string(s)] {
+			h.byName = true
+		}
+	}
+	return true
+}
+
+// result is what refSpecs returns of spec, once it is passed.
+func (h *specScan) result(spec []byte) (sections, refs []byte) {
+	if h.escape {
+		return spec, spec
+	}
+	if h.sectionProblem {
+		sections = spec
+	}
+	if h.refKey && h.byName {
+		refs = spec
+	}
+	return sections, refs
 }
 
 // stringOrNull reads a string, or null, which leaves to as it is.

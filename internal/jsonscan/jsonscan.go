@@ -315,22 +315,41 @@ func (s *Scanner) close() {
 
 // Value passes white space and the value after it, of any depth up to MaxDepth, and returns the
 // bytes it spans. It reads nested values in a loop, not by recursion: a deep value costs no stack.
-func (s *Scanner) Value() ([]byte, bool) {
+func (s *Scanner) Value() ([]byte, bool) { return s.value(nil) }
+
+// ValueStrings is Value calling str with the literal of each string of the value, quotes
+// included, in order: each key (key set) once the colon after it is passed, so that Peek shows the
+// first byte of its value, and each string value. Escaped tells whether the literal holds an
+// escape. It reports false when str does. A reader that needs a few strings of a value it passes
+// finds them in the same pass (rules.decodePartial reads spec so).
+func (s *Scanner) ValueStrings(str func(lit []byte, key bool) bool) ([]byte, bool) {
+	return s.value(str)
+}
+
+func (s *Scanner) value(each func(lit []byte, key bool) bool) ([]byte, bool) {
 	s.space()
 	start, base := s.i, s.depth
 	key := false // a key comes first, before the value
 	for {
 		if key {
 			s.space()
+			k := s.i
+			if each != nil {
+				s.escaped = false
+			}
 			if !s.isQuote() || !s.str() {
 				return nil, false
 			}
+			end := s.i
 			if s.i < len(s.data) && s.data[s.i] == ':' { // as the API server writes JSON
 				s.i++
 			} else if !s.Next(':') {
 				return nil, false
 			}
 			s.space()
+			if each != nil && !each(s.data[k:end], true) {
+				return nil, false
+			}
 		}
 		// A value starts at data[s.i].
 		if s.i >= len(s.data) {
@@ -338,10 +357,17 @@ func (s *Scanner) Value() ([]byte, bool) {
 		}
 		switch c := s.data[s.i]; c {
 		case '"': // the most frequent value, passed here rather than in scalar
+			v := s.i
+			if each != nil {
+				s.escaped = false
+			}
 			if !s.str() {
 				return nil, false
 			}
 			s.values++
+			if each != nil && !each(s.data[v:s.i], false) {
+				return nil, false
+			}
 		case '{', '[':
 			if !s.open(c) {
 				return nil, false

@@ -210,3 +210,67 @@ func BenchmarkValid(b *testing.B) {
 		}
 	})
 }
+
+// FuzzValueStrings holds ValueStrings to Value (the same span, the same answer) and to
+// encoding/json: of valid JSON it passes every string, keys and values, in order, each key with
+// the scanner at its value, and says which literals hold an escape.
+func FuzzValueStrings(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a\"b":["c\u0064",{"e":null,"f":"g"}],"h":"\/"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var plain, each Scanner
+		plain.Reset(data)
+		each.Reset(data)
+		want, wantOK := plain.Value()
+		var lits []string
+		badPeek := false
+		got, ok := each.ValueStrings(func(lit []byte, key bool) bool {
+			if key {
+				// Peek shows the first byte of the key's value.
+				if c, ok := each.Peek(); !ok || strings.IndexByte(`"{[tfn-0123456789`, c) < 0 {
+					badPeek = true
+				}
+			}
+			if each.Escaped() != strings.Contains(string(lit), `\`) {
+				t.Errorf("%s: Escaped %v", lit, each.Escaped())
+			}
+			lits = append(lits, string(lit))
+			return true
+		})
+		if ok != wantOK || string(got) != string(want) || each.Pos() != plain.Pos() && ok {
+			t.Fatalf("ValueStrings(%q) = %q, %v; Value %q, %v", data, got, ok, want, wantOK)
+		}
+		if !ok || !json.Valid(want) {
+			return
+		}
+		if badPeek {
+			t.Fatalf("%q: a key's value does not start where the scanner is", data)
+		}
+		// The strings of want in order, as encoding/json's tokens give them.
+		d := json.NewDecoder(strings.NewReader(string(want)))
+		var n int
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			s, isString := tok.(string)
+			if !isString {
+				continue
+			}
+			if n >= len(lits) {
+				t.Fatalf("%q: ValueStrings passed %d strings, more in the JSON", data, len(lits))
+			}
+			var lit string
+			if json.Unmarshal([]byte(lits[n]), &lit) != nil || lit != s {
+				t.Fatalf("%q: string %d is %s, encoding/json reads %q", data, n, lits[n], s)
+			}
+			n++
+		}
+		if n != len(lits) {
+			t.Fatalf("%q: ValueStrings passed %d strings, encoding/json %d", data, len(lits), n)
+		}
+	})
+}

@@ -1,0 +1,297 @@
+package rules
+
+import (
+	"bufio"
+	"context"
+	stdjson "encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
+)
+
+// The differential test of the decision's one pass over the object (specScan, docs/performance.md):
+// every object of the package's test data and fuzz corpora, and the webhook's, is decided both ways,
+// the object read in one pass (specInDecode) and as before (decodePartial, then specHolds at the
+// first refSpecs), under every release, phase, operation and mode; the decisions must be the same,
+// finding for finding and patch for patch.
+
+// samePathSpecs are specs for the kinds specKinds, besides those of the corpora: every shape of
+// target reference and section name the walk and refsFor look at.
+var samePathSpecs = []string{
+	`{"targetRef":{"kind":"Mesh"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"Bad_Port"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"http"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":""}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":null}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":8080}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":{"a":"http"}}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":["http"]}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"http\u005f"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"ht\/tp"}}`,
+	`{"targetRef":{"kind":"MeshService","section\u004eame":"X_"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"` + strings.Repeat("a", 64) + `"}}`,
+	`{"to":[{"targetRef":{"kind":"MeshService","name":"backend","namespace":"ns","sectionName":"http"}}]}`,
+	`{"to":[{"targetRef":{"kind":"MeshServiceSubset","tags":{"a":"b"}}}]}`,
+	`{"from":[{"targetRef":{"kind":"MeshSubset","tags":{"kuma.io/zone":"z"}}}],"to":[{"targetRef":{"kind":"MeshGateway","name":"gw"}}]}`,
+	`{"rules":[{"default":{"backendRefs":[{"kind":"MeshService","name":"b","sectionName":"_"},{"sectionName":null},{"sectionName":7}]}}]}`,
+	`{"rules":[{"default":{"backendRefs":[{"kind":"MeshService","labels":{"a":"b"},"sectionName":"grpc"}]}}]}`,
+	`{"a":"\"sectionName\"","targetRef":{"name":"x"}}`,
+	`{"sectionName":"Bad_","x":{"sectionName":"Also_Bad"}}`,
+	`{"targetRef":{"kind":"MeshService","sectionName":"Bad_","sectionName":"http"}}`,
+	`{"ports":[{"port":80,"name":"http","appProtocol":"http"},{"port":8080,"name":"Bad_"}]}`,
+	`{"default":{"appendModifications":[{"cluster":{"operation":"Add","match":{"name":"outbound:backend"}}}]}}`,
+	`null`, `[]`, `"name"`, `{}`,
+}
+
+// specKinds are the kinds the specs are decided for: a policy, a route, a kind with ports and a
+// whole-spec kind.
+var specKinds = []string{"MeshTimeout", "MeshHTTPRoute", "MeshService", "MeshProxyPatch"}
+
+// samePathObject wraps spec as the spec of an object of kind.
+func samePathObject(kind, spec string) []byte {
+	return []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"` + kind + `","metadata":{"name":"backend","namespace":"kuma-demo",` +
+		`"labels":{"kuma.io/mesh":"default"}},"spec":` + spec + `}`)
+}
+
+// samePathInputs returns the objects of the differential test: the decode cases, the KDS vectors,
+// the objects of the webhook's review corpus, and every spec (the specs above, the corpora's) as the
+// spec of each of specKinds.
+func samePathInputs(t testing.TB) [][]byte {
+	t.Helper()
+	var objects [][]byte
+	for _, c := range decodeCases {
+		objects = append(objects, []byte(c.raw))
+	}
+	f, err := os.Open("testdata/kds-copies.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var v struct {
+			Object stdjson.RawMessage `json:"object"`
+		}
+		if err := stdjson.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		objects = append(objects, v.Object)
+	}
+	specs := append([]string(nil), samePathSpecs...)
+	for _, dir := range []string{"FuzzDecodeObject", "FuzzRefWalk", "FuzzSpecHolds", "FuzzDecideSameAsBefore"} {
+		for _, in := range corpusBytes(t, filepath.Join("testdata", "fuzz", dir)) {
+			if kindOf(in) != "" {
+				objects = append(objects, in)
+			} else if stdjson.Valid(in) {
+				specs = append(specs, string(in))
+			}
+		}
+	}
+	for _, in := range corpusBytes(t, filepath.Join("..", "webhook", "testdata", "fuzz", "FuzzDecodeReview")) {
+		var review struct {
+			Request *struct {
+				Object, OldObject stdjson.RawMessage
+			}
+		}
+		if stdjson.Unmarshal(in, &review) == nil && review.Request != nil {
+			for _, o := range []stdjson.RawMessage{review.Request.Object, review.Request.OldObject} {
+				if len(o) > 0 {
+					objects = append(objects, o)
+				}
+			}
+		}
+	}
+	for _, s := range specs {
+		for _, k := range specKinds {
+			objects = append(objects, samePathObject(k, s))
+		}
+	}
+	return objects
+}
+
+// corpusBytes returns the first []byte value of each file of a fuzz corpus directory, none when
+// there is no such directory.
+func corpusBytes(t testing.TB, dir string) [][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			lit, ok := strings.CutPrefix(line, "[]byte(")
+			if !ok {
+				continue
+			}
+			s, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+			if err != nil {
+				t.Fatalf("%s: %v", e.Name(), err)
+			}
+			out = append(out, []byte(s))
+			break
+		}
+	}
+	return out
+}
+
+// kindOf is the kind an object says it is, "" when it is not an object with one.
+func kindOf(raw []byte) string {
+	var v struct {
+		Kind string `json:"kind"`
+	}
+	if stdjson.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return v.Kind
+}
+
+// groupOf is the group of a kind the default configuration guards, Kuma's for any other.
+func groupOf(c *Config, kind string) string {
+	for gk := range c.guards {
+		if gk.Kind == kind {
+			return gk.Group
+		}
+	}
+	return KumaGroup
+}
+
+// decideBoth decides r with the object read in one pass and as before, and reports the first
+// difference.
+func decideBoth(t *testing.T, c *Config, r Request) {
+	t.Helper()
+	defer func() { specInDecode = true }()
+	specInDecode = false
+	before, beforeErr := c.Decide(context.Background(), r)
+	specInDecode = true
+	now, nowErr := c.Decide(context.Background(), r)
+	if (beforeErr == nil) != (nowErr == nil) || beforeErr != nil && beforeErr.Error() != nowErr.Error() {
+		t.Fatalf("%s: error %v, before %v", describeRequest(r), nowErr, beforeErr)
+	}
+	for _, d := range []struct {
+		what        string
+		now, before any
+	}{
+		{"guarded", now.Guarded, before.Guarded},
+		{"outcome", now.Outcome, before.Outcome},
+		{"allowed", now.Allowed, before.Allowed},
+		{"enforcement", now.Enforcement, before.Enforcement},
+		{"override", now.Override, before.Override},
+		{"object", now.Object, before.Object},
+		{"KRI", now.KRI(), before.KRI()},
+		{"KRI valid", now.KRIValid, before.KRIValid},
+		{"patch", now.Patch, before.Patch},
+		{"errors", now.Errors(), before.Errors()},
+		{"pre-existing", now.PreExisting(), before.PreExisting()},
+		{"notes", now.Notes(), before.Notes()},
+		{"findings", now.Findings(), before.Findings()},
+	} {
+		if !reflect.DeepEqual(d.now, d.before) {
+			t.Fatalf("%s: %s\n now    %#v\n before %#v", describeRequest(r), d.what, d.now, d.before)
+		}
+	}
+}
+
+func describeRequest(r Request) string {
+	return r.Kind.Kind + " " + string(r.Operation) + " phase " + strconv.Itoa(int(r.Phase)) + " release " + r.Release.String() +
+		" mode " + string(r.Mode) + " max " + strconv.Itoa(r.MaxErrors) + ": " + boundForLog(r.Object) + " old " + boundForLog(r.OldObject)
+}
+
+func boundForLog(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+// decideAllWays decides obj, against old on UPDATE, under every release, phase, operation, mode,
+// requester and cap on built problems, both ways.
+func decideAllWays(t *testing.T, c *Config, obj, old []byte) {
+	t.Helper()
+	kind := kindOf(obj)
+	if kind == "" {
+		kind = "MeshTimeout"
+	}
+	gk := schema.GroupKind{Group: groupOf(c, kind), Kind: kind}
+	for _, rel := range naming.Releases() {
+		decideBoth(t, c, Request{Phase: Mutate, Kind: gk, Operation: admissionv1.Create, Object: obj, Release: rel})
+		decideBoth(t, c, Request{Phase: Admit, Kind: gk, Operation: admissionv1.Create, Object: obj, Release: rel})
+		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
+			// The mode and the requester change what the rules after the walk look at; the cap
+			// changes how many of the walk's problems are built.
+			for _, v := range []struct {
+				mode      Mode
+				user      string
+				maxErrors int
+			}{{"", "alice", 0}, {ModeGlobal, "alice", 1}, {ModeZone, KumaControlPlaneUser, 0}} {
+				r := Request{Phase: Validate, Kind: gk, Operation: op, Object: obj, User: v.user,
+					Release: rel, Mode: v.mode, MaxErrors: v.maxErrors, MaxWarnings: v.maxErrors}
+				if op == admissionv1.Update {
+					r.OldObject = old
+				}
+				decideBoth(t, c, r)
+			}
+		}
+	}
+}
+
+// TestDecideSameAsBefore decides every object of the test data and corpora both ways, each as a
+// CREATE and as an UPDATE of itself and of the object before it.
+func TestDecideSameAsBefore(t *testing.T) {
+	c := DefaultConfig()
+	objects := samePathInputs(t)
+	if len(objects) < 100 {
+		t.Fatalf("only %d objects: the test data is missing", len(objects))
+	}
+	for i, obj := range objects {
+		decideAllWays(t, c, obj, obj)
+		if i > 0 {
+			decideAllWays(t, c, obj, objects[i-1])
+		}
+	}
+}
+
+// FuzzDecideSameAsBefore decides any object both ways, as a CREATE and as an UPDATE of itself and
+// of an object with a section-name problem; input that is not an object with a kind is taken as a
+// spec of each of specKinds.
+func FuzzDecideSameAsBefore(f *testing.F) {
+	// The test data and corpora are TestDecideSameAsBefore's; these seed the fuzzer.
+	for _, s := range samePathSpecs[:8] {
+		f.Add(samePathObject("MeshTimeout", s))
+	}
+	f.Add([]byte(`{"to":[{"targetRef":{"kind":"MeshService","name":"b","sectionName":"x_"}}]}`))
+	c := DefaultConfig()
+	bad := samePathObject("MeshTimeout", `{"targetRef":{"kind":"MeshService","sectionName":"Bad_Port"}}`)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		objects := [][]byte{in}
+		if kindOf(in) == "" {
+			if !stdjson.Valid(in) {
+				return
+			}
+			objects = objects[:0]
+			for _, k := range specKinds {
+				objects = append(objects, samePathObject(k, string(in)))
+			}
+		}
+		for _, obj := range objects {
+			decideAllWays(t, c, obj, obj)
+			decideAllWays(t, c, obj, bad)
+		}
+	})
+}
