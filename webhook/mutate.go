@@ -65,17 +65,18 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if done != nil {
 		return *done
 	}
-	log := logf.FromContext(ctx)
-	switch d.Outcome {
+	switch d.Outcome { // the logger looked up only for a line written, as Validator.Handle does
 	case rules.DryRun:
 		countDecision(d, req.Operation, decisionDryRun)
-		log.Info("would patch", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "patch", d.Patch,
+		logf.FromContext(ctx).Info("would patch", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "patch", d.Patch,
 			"override", overrideLabel(d))
 		return admission.Allowed("")
 	case rules.Mutated:
 		countDecision(d, req.Operation, decisionMutated)
-		log.V(1).Info("patched", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "operations", len(d.Patch),
-			"override", overrideLabel(d))
+		if log := logf.FromContext(ctx).V(1); log.Enabled() { // its values are built only for a line written
+			log.Info("patched", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "operations", len(d.Patch),
+				"override", overrideLabel(d))
+		}
 		return admission.Patched("", d.Patch...)
 	}
 	countDecision(d, req.Operation, decisionAllowed)
