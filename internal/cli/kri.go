@@ -276,7 +276,7 @@ namespace (zone and namespace only when given), byte for byte as Kuma computes i
 		flags: func(a *app, fs *pflag.FlagSet) {
 			fs.StringVarP(&a.output, "output", "o", "text", `output format: "text" or "json"`)
 			fs.StringVar(&a.mesh, "mesh", "", "the resource's mesh (required; may be empty for global resources)")
-			fs.StringVar(&a.name, "name", "", "the resource's name on its origin control plane (required)")
+			fs.StringVar(&a.name, "name", "", "the resource's display name on its origin control plane, as its release stores it (required)")
 			fs.StringVar(&a.zone, "zone", "", "its zone, when it has one")
 			fs.StringVar(&a.nameNamespace, "namespace", "", "its namespace on its origin zone, when it has one")
 		},
