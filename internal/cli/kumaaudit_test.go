@@ -370,3 +370,28 @@ func TestKumaAuditCopyCollision(t *testing.T) {
 		t.Errorf("exit %d, stdout does not say %q:\n%s", r.code, want, r.stdout)
 	}
 }
+
+// audit --kuma-api gives global's copy of a zone's Universal MeshService the KRI Kuma gives it:
+// the original's, named after the display-name label the copy keeps, in 3.0 too
+// (rules/testdata/universal/kds-copies.jsonl, "MeshService backend: zone, no labels").
+func TestKumaAuditCopyKRI(t *testing.T) {
+	for _, fixture := range []string{"v2.14.3-0c7aaec", "master-348b652"} {
+		global := newKumaServer(t, plantMeshService(t, readKumaFixture(t, fixture), "backend-d8466458x7574b7b", map[string]string{
+			"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "universal",
+			"kuma.io/display-name": "backend",
+		}), "", nil)
+		r := run(t, "", "audit", "--kuma-api", global.URL, "--kuma-ca-file", global.caFile, "--chunk-size", "5", "-o", "json")
+		if r.code != ExitOK && r.code != ExitDenied {
+			t.Fatalf("%s: exit %d; stderr:\n%s", fixture, r.code, r.stderr)
+		}
+		var got []string
+		for _, res := range decodeResults(t, r.stdout) {
+			if res.Kind == "MeshService" && res.Name == "backend-d8466458x7574b7b" {
+				got = append(got, res.KRI)
+			}
+		}
+		if want := "kri_msvc_default_zone-1__backend_"; len(got) != 1 || got[0] != want {
+			t.Errorf("%s: global's copy has the KRI %q, Kuma's is %s", fixture, got, want)
+		}
+	}
+}
