@@ -74,9 +74,21 @@ type ParamSink struct {
 	Sink   Sink
 }
 
-// methodCalls spells a method path for humans: "RequestCa.Name" is "RequestCa().Name()".
+// methodCalls spells a method path for humans: "RequestCa.Name" is "RequestCa().Name()", "[].Name"
+// (the Name() of each element of a slice) is "[i].Name()".
 func methodCalls(path string) string {
-	return strings.ReplaceAll(path, ".", "().") + "()"
+	var b strings.Builder
+	for i, seg := range strings.Split(path, ".") {
+		if seg == elemSeg {
+			b.WriteString("[i]")
+			continue
+		}
+		if i > 0 {
+			b.WriteString(".")
+		}
+		b.WriteString(seg + "()")
+	}
+	return b.String()
 }
 
 func (*sinkParamsFact) AFact() {}

@@ -920,6 +920,9 @@ func (st *state) substCall(fn *ssa.Function, ts []tmpl, t target, args []ssa.Val
 func (st *state) evalMethod(fn *ssa.Function, v ssa.Value, path string) []tmpl {
 	saved := st.callPos
 	defer func() { st.callPos = saved }()
+	if rest, ok := strings.CutPrefix(path, elemSeg+"."); ok {
+		return st.evalElemsMethod(fn, v, rest)
+	}
 	first, rest, more := strings.Cut(path, ".")
 	if !more {
 		m := ifaceMethod(v.Type(), path)

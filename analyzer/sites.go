@@ -128,6 +128,15 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 	call := si.calls[in.Pos()]
 	for i, a := range args {
 		if sig.Variadic() && i-recv >= sig.Params().Len()-1 {
+			// The variadic parameter: the method paths of its elements, at the argument when there
+			// is one (or the slice is passed with ...).
+			var expr ast.Expr
+			if call != nil && len(call.Args) == i-recv+1 {
+				expr = call.Args[i-recv]
+			}
+			for _, m := range st.elemPaths(a.Type()) {
+				st.sites = append(st.sites, &site{fn: f, val: a, instr: in, expr: expr, calls: keep, param: i, method: m})
+			}
 			break
 		}
 		if i < recv {
@@ -152,7 +161,7 @@ func (st *state) callSites(f *ssa.Function, in ssa.CallInstruction, si *syntaxIn
 // ("RequestCa.Name"), made on first use for each type.
 func (st *state) methodPaths(t types.Type) []string {
 	if _, ok := t.Underlying().(*types.Interface); !ok {
-		return nil
+		return st.elemPaths(t)
 	}
 	if ps, ok := st.paths[t]; ok {
 		return ps
@@ -219,7 +228,7 @@ func (st *state) maySinkTarget(t target) bool {
 // mayMethodSinkField reports whether the result of a method of field fv, of interface type, may be
 // a sink: a field of the package, or one whose package found it to be (sinkMethodsFact).
 func (st *state) mayMethodSinkField(fv *types.Var) bool {
-	if _, ok := fv.Type().Underlying().(*types.Interface); !ok {
+	if _, ok := fv.Type().Underlying().(*types.Interface); !ok && !isIfaceSlice(fv.Type()) {
 		return false
 	}
 	return fv.Pkg() == st.pass.Pkg || st.importedFieldMethods(fv) != nil
@@ -546,13 +555,13 @@ func (st *state) propagate() {
 					if g == nil || p.Param >= len(g.Params) {
 						continue
 					}
-					what := "the result of " + g.Params[p.Param].Name() + "." + methodCalls(p.method)
+					what := "the result of " + callOn(g.Params[p.Param].Name(), p.method)
 					step := st.step(g, outerName(g)+" writes "+what+" to "+st.targetDesc(s))
 					if st.addMethodSink(g, methodParam{p.Param, p.method}, sk.prepend(step, st.writtenIn(g, s, t))) {
 						changed = true
 					}
 				case partFieldMethod:
-					step := st.step(s.fn, outerName(s.fn)+" writes the result of field "+p.field.Name()+"."+methodCalls(p.method)+" to "+st.targetDesc(s))
+					step := st.step(s.fn, outerName(s.fn)+" writes the result of field "+callOn(p.field.Name(), p.method)+" to "+st.targetDesc(s))
 					if st.addFieldMethodSink(p.field, p.method, sk.prepend(step, s.pos())) {
 						changed = true
 					}

@@ -329,6 +329,9 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 		}
 	}
 	out := st.evalTargets(fn, callees, args, hints, idx)
+	if len(callees) > 0 && c.IsInvoke() && len(c.Args) == 0 {
+		out = append(out, st.paramMethod(fn, c.Value, c.Method.Name())...)
+	}
 	if len(out) == 0 {
 		return hole()
 	}
@@ -396,7 +399,7 @@ func (st *state) methodBase(fn *ssa.Function, v ssa.Value, path string, depth in
 	case *ssa.Parameter:
 		for i, p := range v.Parent().Params {
 			if p == v {
-				return tmpl{parts: []part{{Part: Part{Kind: partMethod, Param: i}, fn: v.Parent(), method: path}}, origin: "result of " + v.Name() + "." + methodCalls(path)}, true
+				return tmpl{parts: []part{{Part: Part{Kind: partMethod, Param: i}, fn: v.Parent(), method: path}}, origin: "result of " + callOn(v.Name(), path)}, true
 			}
 		}
 	case *ssa.FreeVar:
@@ -412,6 +415,8 @@ func (st *state) methodBase(fn *ssa.Function, v ssa.Value, path string, depth in
 			break
 		}
 		switch x := v.X.(type) {
+		case *ssa.IndexAddr:
+			return st.elemBase(fn, x, path, depth)
 		case *ssa.FieldAddr:
 			return st.fieldMethodBase(fieldOf(x.X.Type(), x.Field), path)
 		case *ssa.FreeVar, *ssa.Alloc:
@@ -440,7 +445,7 @@ func (st *state) fieldMethodBase(fv *types.Var, path string) (tmpl, bool) {
 	if fv == nil || fv.Pkg() != st.pass.Pkg {
 		return tmpl{}, false
 	}
-	return tmpl{parts: []part{{Part: Part{Kind: partFieldMethod}, field: fv, method: path}}, origin: "result of field " + fv.Name() + "." + methodCalls(path)}, true
+	return tmpl{parts: []part{{Part: Part{Kind: partFieldMethod}, field: fv, method: path}}, origin: "result of field " + callOn(fv.Name(), path)}, true
 }
 
 // importedResult is the result of a call of an imported function, from its result fact.
