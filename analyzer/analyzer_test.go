@@ -189,3 +189,10 @@ func TestSeenThrough(t *testing.T) {
 	t.Parallel()
 	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/kx/naming", "cp/kx/sysnames", "cp/kx/core", "cp/kx/envoy", "cp/kx/gen", "cp/kx/gen2", "cp/kx/wire", "cp/kx/tls", "cp/kx/mtls", "cp/kx/clusters3", "cp/kx/clusters", "cp/kx/gen3")
 }
+
+// TestElements checks the Name() of the elements of a slice or variadic parameter and of a slice
+// field as a sink, across packages, also where the callee sees an implementation of its own.
+func TestElements(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/elems/common", "cp/elems/pxds", "cp/elems/v3", "cp/elems/listeners", "cp/elems/gen")
+}
