@@ -91,7 +91,7 @@ type kriSecret struct{ mesh string }
 
 func (k *kriSecret) ResourceName() string { return "kri_secret_" + k.mesh + "___ca_" } // want ResourceName:`result "kri_secret_\*___ca_"`
 
-func SecretFor(r Resource) *tlsv3.Secret {
+func SecretFor(r Resource) *tlsv3.Secret { // want SecretFor:`sink params 0\.ResourceName\(\)->tlsv3\.Secret\.Name`
 	return &tlsv3.Secret{Name: r.ResourceName()} // want `tlsv3\.Secret\.Name gets "mesh_ca:secret:\*" \(result of \(shapes\.meshCA\)\.ResourceName\): contains ':'`
 }
 
@@ -107,7 +107,7 @@ type goodB struct{}
 
 func (goodB) GoodName() string { return "kri_msvc_mesh-1__ns_b_" } // want GoodName:`result "kri_msvc_mesh-1__ns_b_"`
 
-func GoodFor(g Good, r Resource) (*tlsv3.Secret, *routev3.HeaderMatcher) {
+func GoodFor(g Good, r Resource) (*tlsv3.Secret, *routev3.HeaderMatcher) { // want GoodFor:`sink params 0\.GoodName\(\)->tlsv3\.Secret\.Name`
 	return &tlsv3.Secret{Name: g.GoodName()}, &routev3.HeaderMatcher{Name: r.ResourceName()}
 }
 
