@@ -287,6 +287,7 @@ type state struct {
 	foreign          map[*types.Var]Sink       // sink fields of other packages, made on first use
 	altStat          *bool                     // altStatNamesSet, made on first use
 	fwd              map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
+	narrowGetters    map[*types.Var]bool       // noteNarrowGetters, made on first use
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {

@@ -194,5 +194,5 @@ func TestSeenThrough(t *testing.T) {
 // field as a sink, across packages, also where the callee sees an implementation of its own.
 func TestElements(t *testing.T) {
 	t.Parallel()
-	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/elems/common", "cp/elems/pxds", "cp/elems/v3", "cp/elems/listeners", "cp/elems/gen")
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/elems/common", "cp/elems/pxds", "cp/elems/v3", "cp/elems/listeners", "cp/elems/gen", "cp/elems/meshtls")
 }

@@ -88,3 +88,27 @@ func (st *state) paramMethod(fn *ssa.Function, v ssa.Value, name string) []tmpl 
 	}
 	return nil
 }
+
+// noteNarrowGetters records the fields that the imported getters an interface call c runs return,
+// when the types its receiver may hold are known (narrow): such a field, unexported in another
+// package, is forwarded to the importers as a sink (pkgFact.Foreign) when it reaches one, so that
+// the setters its package exports are checked where they are called — Kuma's generators hand a
+// cluster named by plugins_xds.ClusterBuilder.WithName to listeners.TcpProxyDeprecated, and
+// meshtls names the cluster with the same builder. A call resolved against every implementation in
+// sight forwards nothing: its getters are candidates, not what the value holds.
+func (st *state) noteNarrowGetters(fn *ssa.Function, c *ssa.CallCommon, callees []target) {
+	if !c.IsInvoke() || len(c.Args) != 0 || len(callees) == 0 || st.concrete(fn, c.Value) == nil {
+		return
+	}
+	for _, t := range callees {
+		if t.obj == nil {
+			continue
+		}
+		if fv := st.importedGetter(t.obj); fv != nil && !fv.Exported() {
+			if st.narrowGetters == nil {
+				st.narrowGetters = map[*types.Var]bool{}
+			}
+			st.narrowGetters[fv] = true
+		}
+	}
+}

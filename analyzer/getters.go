@@ -166,7 +166,10 @@ func (st *state) copySink(obj *types.Func, idx int) (Sink, bool) {
 		}
 		sk, ok := st.fieldSinks[fv]
 		if !ok {
-			continue
+			// A getter's field that a package this one imports found to be a sink (pkgFact.Foreign).
+			if sk, ok = st.foreignSinks()[fv]; !ok {
+				continue
+			}
 		}
 		step := Step{Text: funcName(obj) + " writes its parameter to field " + p.Name, Pkg: obj.Pkg().Path()}
 		if path, err := objectpath.For(obj); err == nil {

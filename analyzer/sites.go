@@ -736,7 +736,10 @@ func (st *state) exportSinks() {
 	}
 	pf := &pkgFact{}
 	for fv, sk := range st.fieldSinks {
-		if !fv.Exported() {
+		if !fv.Exported() && (fv.Pkg() == st.pass.Pkg || !st.narrowGetters[fv]) {
+			// An unexported field of another package is a sink here as what a getter of its package
+			// returns (getterFact); its setters (fieldCopyFact) are checked in the importers when the
+			// getter was called on a value known to hold its type (noteNarrowGetters).
 			continue
 		}
 		if fv.Pkg() == st.pass.Pkg {

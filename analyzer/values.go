@@ -321,6 +321,7 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 	args := fullArgs(c)
 	hints := st.argHints(c)
 	callees := st.callees(fn, c)
+	st.noteNarrowGetters(fn, c, callees)
 	if len(callees) == 0 && c.IsInvoke() && len(c.Args) == 0 {
 		// An interface method of a parameter or field, with no implementation in sight: what the
 		// callers pass or the writers of the field store decides (ParamSink.Method, sinkMethodsFact).

@@ -1,4 +1,4 @@
-package gen // want package:`implements cp/elems/common.Cluster.Name=\(gen.own\).Name "own:cluster"`
+package gen // want package:`has sinks foreign common.ClusterImpl.name->tcp_proxyv3.TcpProxy_Cluster.Cluster foreign pxds.Cluster.name->tcp_proxyv3.TcpProxy_Cluster.Cluster` package:`implements cp/elems/common.Cluster.Name=\(gen.own\).Name "own:cluster"`
 
 // Package gen hands clusters to the TCP proxy options of cp/elems/listeners: a cluster of
 // cp/elems/pxds, which listeners never sees, named by its builder; a common.ClusterImpl named by an
@@ -38,4 +38,12 @@ func Safe(port string) *v3.TcpProxyConfigurer {
 	cluster := pxds.NewClusterBuilder().WithName("localhost_" + port).Build()
 	listeners.Logged(own{})
 	return listeners.TcpProxy("inbound", cluster, common.NewCluster(common.WithService("system_bypass")))
+}
+
+// Routes takes clusters by a map, which krilint does not follow.
+func Routes(clusters map[string]*pxds.Cluster) *v3.TcpProxyConfigurer {
+	for _, c := range clusters {
+		return listeners.TcpProxy("route", c)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package gen2 // want package:`implements cp/kx/core.CaRequest.Name=\(\*envoy.allInOneCaRequest\).Name "mesh_ca:secret:all" cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*" cp/kx/core.IdentityCertRequest.Name=\(envoy.identityCertRequest\).Name "identity_cert:secret:\*" .*cp/kx/core.SecretsTracker.RequestCa=\(envoy.tracker\).RequestCa returns envoy.caRequest`
+package gen2 // want package:`has sinks foreign envoy.ClusterImpl.name->clusterv3.Cluster.Name` package:`implements cp/kx/core.CaRequest.Name=\(\*envoy.allInOneCaRequest\).Name "mesh_ca:secret:all" cp/kx/core.CaRequest.Name=\(envoy.caRequest\).Name "mesh_ca:secret:\*" cp/kx/core.IdentityCertRequest.Name=\(envoy.identityCertRequest\).Name "identity_cert:secret:\*" .*cp/kx/core.SecretsTracker.RequestCa=\(envoy.tracker\).RequestCa returns envoy.caRequest`
 
 import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
