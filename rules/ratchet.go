@@ -5,6 +5,8 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // ratchet splits the problems errs of an updated object into those the update introduces and
@@ -39,6 +41,29 @@ func ratchet(errs, oldErrs field.ErrorList, obj, old *admitted) (added, kept fie
 		added = append(added, fe)
 	}
 	return added, kept
+}
+
+// keepUnchangedKRIAnnotation moves from added to kept the problems of the kriguard.io/kri annotation
+// of an update that leaves the annotation as the old object had it: the update did not write it.
+// The annotation goes stale when an update changes what the KRI is made of (a mesh, zone or
+// namespace label, the display name) and nobody records it again: with --record-kri=off, or when
+// the webhook was not called. Kuma's own stores keep an object's annotations on every update they
+// make (pkg/plugins/resources/k8s/store.go, Update), so denying such an update would deny what
+// Kuma writes (docs/kri.md, "The kriguard.io/kri annotation").
+func keepUnchangedKRIAnnotation(added, kept field.ErrorList, obj, old *admitted) (field.ErrorList, field.ErrorList) {
+	v, ok := obj.annotations[naming.AnnotationKRI]
+	if ov, had := old.annotations[naming.AnnotationKRI]; !ok || !had || ov != v {
+		return added, kept
+	}
+	out := added[:0:0]
+	for _, fe := range added {
+		if fe.Origin == string(RuleKRIAnnotation) {
+			kept = append(kept, fe)
+			continue
+		}
+		out = append(out, fe)
+	}
+	return out, kept
 }
 
 // view is an admitted object as a JSON value for valuesAt: the parts the checks decoded, which

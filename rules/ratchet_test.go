@@ -1,8 +1,14 @@
 package rules
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // TestValuesAt: paths that print alike (a key with a dot) never count as the same value.
@@ -44,4 +50,54 @@ func FuzzValuesAt(f *testing.F) {
 			t.Fatalf("the value at %s differs from itself", path)
 		}
 	})
+}
+
+// TestUnchangedKRIAnnotation: an UPDATE is not denied for a kriguard.io/kri annotation it leaves as
+// it was, even when it changes the KRI, as Kuma's store does when it updates a synced object's
+// labels; writing a wrong value, on CREATE or UPDATE, is still denied.
+func TestUnchangedKRIAnnotation(t *testing.T) {
+	obj := func(mesh, annotation string) string {
+		a := ""
+		if annotation != "" {
+			a = `,"annotations":{"kriguard.io/kri":"` + annotation + `"}`
+		}
+		return `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"backend","namespace":"ns","labels":{"kuma.io/mesh":"` + mesh + `","k8s.kuma.io/namespace":"ns"}` + a + `}}`
+	}
+	const onDefault, onOther = "kri_mt_default__ns_backend_", "kri_mt_other__ns_backend_"
+	c := DefaultConfig()
+	for _, tc := range []struct {
+		name        string
+		op          admissionv1.Operation
+		old, object string
+		denied      bool
+		kept        bool
+	}{
+		{"update changes the mesh, annotation untouched", admissionv1.Update, obj("default", onDefault), obj("other", onDefault), false, true},
+		{"update keeps a stale annotation", admissionv1.Update, obj("other", onDefault), obj("other", onDefault), false, true},
+		{"update writes a wrong annotation", admissionv1.Update, obj("other", ""), obj("other", onDefault), true, false},
+		{"update replaces the annotation with a wrong one", admissionv1.Update, obj("other", onOther), obj("other", onDefault), true, false},
+		{"update fixes the annotation", admissionv1.Update, obj("default", onDefault), obj("other", onOther), false, false},
+		{"create with a wrong annotation", admissionv1.Create, "", obj("other", onDefault), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, record := range []RecordKRI{RecordKRIAdmission, RecordKRIOff} {
+				r := Request{Phase: Validate, Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}, Operation: tc.op,
+					Object: []byte(tc.object), RecordKRI: record}
+				if tc.old != "" {
+					r.OldObject = []byte(tc.old)
+				}
+				d, err := c.Decide(context.Background(), r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Allowed == tc.denied {
+					t.Errorf("record %s: allowed %v, want %v (errors %v)", record, d.Allowed, !tc.denied, d.Errors())
+				}
+				kept := slices.ContainsFunc(d.PreExisting(), func(fe *field.Error) bool { return fe.Origin == string(RuleKRIAnnotation) })
+				if kept != tc.kept {
+					t.Errorf("record %s: annotation problem kept %v, want %v (kept %v)", record, kept, tc.kept, d.PreExisting())
+				}
+			}
+		})
+	}
 }

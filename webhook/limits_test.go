@@ -157,8 +157,12 @@ func TestRatchetByValue(t *testing.T) {
 			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil), true},
 		{"another bad label", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_2"}, nil),
 			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "Mesh_1"}, nil), false},
+		// The update did not write the annotation it makes stale: Kuma's store updates labels so
+		// (rules.keepUnchangedKRIAnnotation).
 		{"unchanged annotation, another KRI", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "other"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}),
-			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "default"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}), false},
+			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "default"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}), true},
+		{"changed annotation, wrong KRI", kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "other"}, nil).with("annotations", map[string]any{naming.AnnotationKRI: kri1}),
+			kuma("MeshTimeout", "ns", "t1", map[string]string{naming.LabelMesh: "other"}, nil), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
