@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -249,7 +250,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	s := &jsonscan.Scanner{}
 	s.Reset(raw)
 	o := &admitted{}
-	var apiVersion, kind string
+	var apiVersion, kind []byte // their literals: compared, never kept
 	var spec, status span
 	holds := specScan{s: s}
 	var seen uint8 // the members read, once each
@@ -271,9 +272,9 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	ok := s.Object(false, func(key []byte) bool {
 		switch string(key[1 : len(key)-1]) {
 		case "apiVersion":
-			return once(seenAPIVersion) && stringOrNull(s, &apiVersion)
+			return once(seenAPIVersion) && stringLiteral(s, &apiVersion)
 		case "kind":
-			return once(seenKind) && stringOrNull(s, &kind)
+			return once(seenKind) && stringLiteral(s, &kind)
 		case "mesh":
 			return once(seenMesh) && stringOrNull(s, &o.mesh)
 		case "metadata":
@@ -299,10 +300,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	if !ok || !s.End() {
 		return nil, errUnsure
 	}
-	if kind != gk.Kind {
-		return nil, errUnsure
-	}
-	if gv, err := schema.ParseGroupVersion(apiVersion); err != nil || gv.Group != gk.Group || apiVersion == "" {
+	if !isKind(kind, apiVersion, gk) {
 		return nil, errUnsure
 	}
 	if spec != nil && string(spec) != "null" {
@@ -378,6 +376,55 @@ func (h *specScan) result(spec []byte) (sections, refs []byte) {
 	}
 	return sections, refs
 }
+
+// stringLiteral reads a string, or null (nil), as its literal, quotes included.
+func stringLiteral(s *jsonscan.Scanner, to *[]byte) bool {
+	if c, _ := s.Peek(); c == 'n' {
+		*to = nil
+		return s.Literal("null")
+	}
+	if c, _ := s.Peek(); c != '"' {
+		return false
+	}
+	v, ok := s.Value()
+	*to = v
+	return ok
+}
+
+// isKind reports whether the literals kind and apiVersion (nil: absent or null) name the kind gk,
+// as the strings they hold would: kind gk.Kind, apiVersion not empty and of gk.Group as
+// schema.ParseGroupVersion reads it. Only a literal with an escape, or not UTF-8, is decoded.
+func isKind(kind, apiVersion []byte, gk schema.GroupKind) bool {
+	if len(kind) < 2 || len(apiVersion) < 2 {
+		return false
+	}
+	k, v := kind[1:len(kind)-1], apiVersion[1:len(apiVersion)-1]
+	if !plain(k) || !plain(v) {
+		var ks, vs string
+		if stdjson.Unmarshal(kind, &ks) != nil || stdjson.Unmarshal(apiVersion, &vs) != nil {
+			return false
+		}
+		gv, err := schema.ParseGroupVersion(vs)
+		return ks == gk.Kind && vs != "" && err == nil && gv.Group == gk.Group
+	}
+	if string(k) != gk.Kind || len(v) == 0 {
+		return false
+	}
+	// ParseGroupVersion: no slash is a version of the core group, one slash divides group and
+	// version, more are an error.
+	switch bytes.Count(v, slash) {
+	case 0:
+		return gk.Group == ""
+	case 1:
+		return string(v[:bytes.IndexByte(v, '/')]) == gk.Group
+	}
+	return false
+}
+
+var slash = []byte("/")
+
+// plain reports whether the bytes of a string literal are the string it holds: no escape, UTF-8.
+func plain(in []byte) bool { return bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) }
 
 // stringOrNull reads a string, or null, which leaves to as it is.
 func stringOrNull(s *jsonscan.Scanner, to *string) bool {

@@ -295,3 +295,49 @@ func FuzzDecideSameAsBefore(f *testing.F) {
 		}
 	})
 }
+
+// TestIsKind holds isKind, which reads apiVersion and kind from their literals, to the strings they
+// hold and schema.ParseGroupVersion.
+func TestIsKind(t *testing.T) {
+	gk := schema.GroupKind{Group: "kuma.io", Kind: "MeshTimeout"}
+	core := schema.GroupKind{Kind: "ConfigMap"}
+	for _, c := range []struct {
+		kind, apiVersion string
+		gk               schema.GroupKind
+		want             bool
+	}{
+		{`"MeshTimeout"`, `"kuma.io/v1alpha1"`, gk, true},
+		{`"Mesh\u0054imeout"`, `"kuma.io\/v1alpha1"`, gk, true},
+		{`"MeshTimeout"`, `"kuma.io"`, gk, false},
+		{`"MeshTimeout"`, `"kuma.io/v1/x"`, gk, false},
+		{`"MeshTimeout"`, `""`, gk, false},
+		{`"MeshTimeout"`, `"/"`, gk, false},
+		{`"MeshTimeouts"`, `"kuma.io/v1alpha1"`, gk, false},
+		{`"meshtimeout"`, `"kuma.io/v1alpha1"`, gk, false},
+		{`"MeshTimeout"`, `"other.io/v1alpha1"`, gk, false},
+		{`"ConfigMap"`, `"v1"`, core, true},
+		{`"ConfigMap"`, `"/"`, core, true},
+		{`"ConfigMap"`, `"/v1"`, core, true},
+		{`"ConfigMap"`, `"\u00ff/v1"`, core, false},
+		{"\"Mesh\xffTimeout\"", `"kuma.io/v1"`, gk, false},
+		{``, `"kuma.io/v1alpha1"`, gk, false},
+		{`"MeshTimeout"`, ``, gk, false},
+	} {
+		var kind, apiVersion []byte
+		if c.kind != "" {
+			kind = []byte(c.kind)
+		}
+		if c.apiVersion != "" {
+			apiVersion = []byte(c.apiVersion)
+		}
+		// What decodePartial read before: the strings, then ParseGroupVersion.
+		var ks, vs string
+		_ = stdjson.Unmarshal(kind, &ks)
+		_ = stdjson.Unmarshal(apiVersion, &vs)
+		gv, err := schema.ParseGroupVersion(vs)
+		before := ks == c.gk.Kind && vs != "" && err == nil && gv.Group == c.gk.Group
+		if got := isKind(kind, apiVersion, c.gk); got != c.want || got != before {
+			t.Errorf("isKind(%s, %s, %v) = %v, want %v (the strings: %v)", c.kind, c.apiVersion, c.gk, got, c.want, before)
+		}
+	}
+}
