@@ -123,7 +123,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 			}
 			return run(pass, cfg)
 		},
-		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact), new(sinkMethodsFact)},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact), new(sinkMethodsFact), new(forwardFact)},
 	}
 }
 
@@ -285,6 +285,7 @@ type state struct {
 	sites            []*site
 	pkgs             map[string]*types.Package // every package imported, made on first use
 	foreign          map[*types.Var]Sink       // sink fields of other packages, made on first use
+	impForeign       *[]ForeignField           // importedForeign, made on first use
 	altStat          *bool                     // altStatNamesSet, made on first use
 	fwd              map[string][]IfaceImpl    // forwarded implementations by interface method, made on first use
 	narrowGetters    map[*types.Var]bool       // noteNarrowGetters, made on first use
@@ -312,7 +313,8 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		impFields:        map[*types.Var]*sinkFieldFact{},
 		impResults:       map[*types.Func][]tmpl{},
 	}
-	relevant := st.relevant()
+	st.exportForward()
+	relevant := st.relevant() || st.usesForeign()
 	if !relevant && !st.summarizable() {
 		st.exportImpls()
 		return nil, nil

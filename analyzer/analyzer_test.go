@@ -114,6 +114,15 @@ func TestForeignFields(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/cfg", "cp/cbuild", "cp/cgen")
 }
 
+// TestForwardedForeignFields: a field of one package (cfg) becomes a sink in a second (v3); a third
+// (listeners) imports v3, a fourth (gen) and a fifth (app) only the packages above it. Go vet gives
+// a package the package facts of its direct imports only, and so does krilint's reading of them:
+// gen and app see the field only because each package forwards what its imports found.
+func TestForwardedForeignFields(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/fwd/v3", "cp/fwd/listeners", "cp/fwd/gen", "cp/fwd/app")
+}
+
 // TestFlowShapes follows names through closures returned by helpers, method values, interface
 // calls, fields filled in constructors and maps of name functions, each with a quiet twin.
 func TestFlowShapes(t *testing.T) {

@@ -288,28 +288,10 @@ func (st *state) fieldOwner(fv *types.Var) string {
 }
 
 // foreignSinks returns the fields of other packages that the packages this one imports found to
-// be sinks (pkgFact.Foreign), made on first use.
+// be sinks (pkgFact.Foreign, and forwardFact), made on first use.
 func (st *state) foreignSinks() map[*types.Var]Sink {
-	if st.foreign != nil {
-		return st.foreign
-	}
-	st.foreign = map[*types.Var]Sink{}
-	for _, pf := range st.pass.AllPackageFacts() {
-		f, ok := pf.Fact.(*pkgFact)
-		if !ok {
-			continue
-		}
-		for _, ff := range f.Foreign {
-			p := st.packages()[ff.Pkg]
-			if p == nil {
-				continue
-			}
-			if obj, err := objectpath.Object(p, objectpath.Path(ff.Obj)); err == nil {
-				if v, ok := obj.(*types.Var); ok {
-					st.foreign[v] = ff.Sink
-				}
-			}
-		}
+	if st.foreign == nil {
+		st.foreign = st.resolveForeign(st.importedForeign())
 	}
 	return st.foreign
 }

@@ -1,4 +1,4 @@
-package cgen
+package cgen // want package:`forwards cfg\.RouteOptions\.ClusterName->routev3\.RouteAction_Cluster\.Cluster`
 
 import (
 	"cp/cbuild"
