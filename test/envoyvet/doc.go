@@ -14,6 +14,8 @@
 //   - secrets: a secrets tracker known by its interfaces, its implementation in a package that the
 //     generator depends on only through another, whose API mentions none of the implementation's
 //     types: go vet gives the generator no fact of it, the forwarded implementations fact does
+//   - fwd: a field of paths that v3 copies to a route's cluster, written in gen, which imports v3 only
+//     through listeners: go vet gives gen no fact of v3, the forwarded foreign fields fact does
 //
 // Every line where krilint must report a name carries a marker comment of the form
 //
