@@ -123,7 +123,7 @@ func newAnalyzer(conf func() (*config, error)) *analysis.Analyzer {
 			}
 			return run(pass, cfg)
 		},
-		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact), new(sinkMethodsFact), new(forwardFact)},
+		FactTypes: []analysis.Fact{new(sinkParamsFact), new(sinkFieldFact), new(resultFact), new(closureFact), new(pkgFact), new(getterFact), new(fieldCopyFact), new(implsFact), new(sinkMethodsFact), new(forwardFact), new(selectFact)},
 	}
 }
 
@@ -339,6 +339,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		st.report()
 	}
 	st.exportResults()
+	st.exportSelectors()
 	st.exportGetters()
 	st.exportImpls()
 	return nil, nil

@@ -123,6 +123,14 @@ func TestForwardedForeignFields(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/fwd/v3", "cp/fwd/listeners", "cp/fwd/gen", "cp/fwd/app")
 }
 
+// TestSelectorClosures: two calls of one closure that returns its first or its second argument,
+// chosen by a bool it captured, choose alike (Kuma's GetNameOrFallbackFunc); a closure that chooses
+// by its argument, a package variable or a predicate function, or one made anew in a loop, may not.
+func TestSelectorClosures(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), defaults(), "cp/sel/naming", "cp/sel/gen")
+}
+
 // TestFlowShapes follows names through closures returned by helpers, method values, interface
 // calls, fields filled in constructors and maps of name functions, each with a quiet twin.
 func TestFlowShapes(t *testing.T) {

@@ -318,6 +318,9 @@ func (st *state) evalCall(fn *ssa.Function, c *ssa.CallCommon, idx int, pos toke
 			}
 		}
 	}
+	if ts, ok := st.evalSelect(fn, c, pos); ok {
+		return ts
+	}
 	args := fullArgs(c)
 	hints := st.argHints(c)
 	callees := st.callees(fn, c)

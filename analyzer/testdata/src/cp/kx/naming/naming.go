@@ -23,7 +23,7 @@ func GetNameOrFallback[T boolOrFunc](pred T, name, fallback string) string { // 
 	return fallback
 }
 
-func GetNameOrFallbackFunc[T boolOrFunc](pred T) func(name, fallback string) string { // want GetNameOrFallbackFunc:`returns func with result "\{0\}" "\{1\}"`
+func GetNameOrFallbackFunc[T boolOrFunc](pred T) func(name, fallback string) string { // want GetNameOrFallbackFunc:`returns func selecting 0 1 by outer 0, calling` GetNameOrFallbackFunc:`returns func with result "\{0\}" "\{1\}"`
 	return func(name, fallback string) string {
 		return GetNameOrFallback(pred, name, fallback)
 	}
