@@ -48,7 +48,10 @@
 // be made safe are left out. See docs/krilint.md.
 //
 // A struct field declared in one package and copied to a sink in another is carried by a
-// package fact to the importers of the package that found it, which check the writes to it.
+// package fact to the importers of the package that found it, which check the writes to it, and
+// forwarded by every package to its own importers (forwardFact): go vet hands a package the package
+// facts of its direct imports only. Two calls of one closure that returns one of its arguments,
+// chosen by values it captured (selectFact, Kuma's naming.GetNameOrFallbackFunc), choose alike.
 //
 // What krilint does not follow: implementations of an interface in packages that the analysed package
 // does not import; function parameters called as functions; names accumulated in slices, maps,
