@@ -1,4 +1,4 @@
-package meshtls // want package:`implements cp/elems/common.Cluster.Name=\(gen.own\).Name "own:cluster"`
+package meshtls // want package:`implements cp/elems/common.Cluster.Name=\(gen.own\).Name "own:cluster"` package:`forwards common\.ClusterImpl\.name->tcp_proxyv3\.TcpProxy_Cluster\.Cluster pxds\.Cluster\.name->tcp_proxyv3\.TcpProxy_Cluster\.Cluster`
 
 // meshtls is the shape of Kuma's meshtls plugin: it names a cluster with cp/elems/pxds's builder
 // and hands it on by a way krilint does not follow (a map). The field the builder keeps the name
