@@ -982,34 +982,7 @@ func (st *state) methodReturns(fn *ssa.Function, v ssa.Value, r *types.Func) []s
 	if !ok {
 		return nil
 	}
-	kinds := st.concrete(fn, v)
-	var out []string
-	found := false
-	for _, f := range st.ownMethods(r, iface) {
-		if kinds != nil && !slices.Contains(kinds, st.recvKey(target{fn: f})) {
-			continue
-		}
-		ts := st.concreteResults(f, 0)
-		if ts == nil {
-			return nil
-		}
-		out, found = union(out, ts), true
-	}
-	if key := ifaceMethodKey(r); key != "" {
-		for _, im := range st.forwarded()[key] {
-			if im.ImplPkg == st.pass.Pkg.Path() || kinds != nil && !slices.Contains(kinds, im.Recv) {
-				continue
-			}
-			if len(im.Returns) == 0 {
-				return nil
-			}
-			out, found = union(out, im.Returns), true
-		}
-	}
-	if !found {
-		return nil
-	}
-	return out
+	return st.implReturns(r, iface, 0, st.concrete(fn, v))
 }
 
 // ifaceMethod returns the method name of interface type t, if it has one.

@@ -381,18 +381,28 @@ func (st *state) concreteCall(fn *ssa.Function, c *ssa.CallCommon, idx int) []st
 	if !ok {
 		return nil
 	}
+	return st.implReturns(c.Method, iface, idx, nil)
+}
+
+// implReturns returns the named types that the implementations of interface method m may return as
+// result idx: those of the package's own (of the receiver types kinds, when not nil) and the
+// forwarded ones (their first result); nil when the results of one are not known, or there is none.
+func (st *state) implReturns(m *types.Func, iface *types.Interface, idx int, kinds []string) []string {
 	var out []string
 	found := false
-	for _, f := range st.ownMethods(c.Method, iface) {
+	for _, f := range st.ownMethods(m, iface) {
+		if kinds != nil && !slices.Contains(kinds, st.recvKey(target{fn: f})) {
+			continue
+		}
 		ts := st.concreteResults(f, idx)
 		if ts == nil {
 			return nil
 		}
 		out, found = union(out, ts), true
 	}
-	if key := ifaceMethodKey(c.Method); key != "" {
+	if key := ifaceMethodKey(m); key != "" {
 		for _, im := range st.forwarded()[key] {
-			if im.ImplPkg == st.pass.Pkg.Path() {
+			if im.ImplPkg == st.pass.Pkg.Path() || kinds != nil && !slices.Contains(kinds, im.Recv) {
 				continue
 			}
 			if len(im.Returns) == 0 {
