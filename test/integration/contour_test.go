@@ -34,6 +34,18 @@ func Probe(service string) {
 // must report nothing of Contour's own code (its names hold no ':', and every finding was read: see
 // docs/krilint.md), must find the two names of a probe package that goes through Contour's builders,
 // and with -strict must follow Contour's legacy names through its builders and option structs.
+// contourStatUnsafe are the stat-unsafe warnings over Contour v1.33.8: literals in its tests.
+var contourStatUnsafe = func() []string {
+	var out []string
+	for _, line := range []int{690, 737, 785, 834, 882, 931, 978, 1026, 1075, 1124, 1171, 1224, 1283, 1336, 1384, 1432, 1481} {
+		out = append(out, "internal/envoy/v3/listener_test.go:"+strconv.Itoa(line)+": stat-unsafe")
+	}
+	for _, line := range []int{1272, 1280, 1288, 1311, 1329} {
+		out = append(out, "internal/envoy/v3/route_test.go:"+strconv.Itoa(line)+": stat-unsafe")
+	}
+	return out
+}()
+
 func TestContour(t *testing.T) {
 	if os.Getenv(contourEnv) == "" {
 		t.Skipf("set %s=1 to vet Contour (downloads it from the module proxy; minutes)", contourEnv)
@@ -70,9 +82,17 @@ func TestContour(t *testing.T) {
 	for _, d := range diags {
 		got = append(got, d.at.String())
 	}
+	// The probe's two names hold a ':'; Contour's own names hold none. The stat-unsafe warnings are
+	// literals of Contour's tests, each read by hand (docs/krilint.md, "On a real control plane:
+	// Contour"): HTTP connection managers with the stat prefix "default/kuard" (a '/'), and
+	// virtual hosts named after host names ("*", "*.bar.com", "www.example.com"), which Contour's
+	// own code computes at run time from the objects it serves, out of krilint's sight.
 	want := []string{"internal/krilintprobe/probe.go:7: colon", "internal/krilintprobe/probe.go:8: colon"}
+	want = append(want, contourStatUnsafe...)
+	slices.Sort(want)
+	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Errorf("findings over Contour:\n got %q\nwant %q (the probe only)", got, want)
+		t.Errorf("findings over Contour:\n got %q\nwant %q (the probe's and the stat-unsafe warnings of Contour's tests)", got, want)
 		for _, d := range diags {
 			t.Logf("%s: %s", d.at, d.Message)
 		}
@@ -83,7 +103,7 @@ func TestContour(t *testing.T) {
 	t.Logf("go vet -vettool=krilint -strict ./... over Contour: %d findings in %s", len(strict), time.Since(start).Round(time.Second))
 	seen := map[string]string{}
 	for _, d := range strict {
-		if d.Category != "legacy" && !strings.HasPrefix(d.at.File, "internal/krilintprobe/") {
+		if d.Category != "legacy" && !strings.HasPrefix(d.at.File, "internal/krilintprobe/") && !slices.Contains(contourStatUnsafe, d.at.String()) {
 			t.Errorf("%s: %s finding in Contour's code: %s", d.at, d.Category, d.Message)
 		}
 		seen[d.at.File+":"+strconv.Itoa(d.at.Line)] = d.Message
