@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kriguard/kriguard/naming"
@@ -163,7 +164,7 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 		if universal {
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
 		}
-		if probs := hashsuffix.CopyProblems(copy, labels); len(probs) > 0 {
+		if probs := copyProblems(copy, labels); len(probs) > 0 {
 			// The copy is named after the display name: point at the label or annotation that gave it.
 			at, value := namePath, obj.name
 			switch {
@@ -195,4 +196,31 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 		}
 	}
 	return errs, notes
+}
+
+// copyProblems returns why a Kubernetes receiver cannot store a copy named name with the given
+// labels: the name is not a DNS-1123 subdomain (a cut at hashsuffix.MaxBaseLen that ends in ".",
+// or a Universal name with "_" or upper case), or a label key or value is one the API server
+// refuses (a Universal value over 63 characters, copied along). nil when it can. hashsuffix
+// answers whether a value is good; apimachinery, asked only of a bad one, says why.
+func copyProblems(name string, labels map[string]string) []string {
+	var out []string
+	if !hashsuffix.IsDNS1123Subdomain(name) {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			out = append(out, fmt.Sprintf("metadata.name %q: %s", name, msg))
+		}
+	}
+	for k, v := range labels {
+		if !hashsuffix.IsQualifiedName(k) {
+			for _, msg := range validation.IsQualifiedName(k) {
+				out = append(out, fmt.Sprintf("metadata.labels key %q: %s", k, msg))
+			}
+		}
+		if !hashsuffix.IsLabelValue(v) {
+			for _, msg := range validation.IsValidLabelValue(v) {
+				out = append(out, fmt.Sprintf("metadata.labels[%s] %q: %s", k, v, msg))
+			}
+		}
+	}
+	return out
 }

@@ -198,3 +198,21 @@ func TestKDSCopyUniversalDisplayName(t *testing.T) {
 		}
 	}
 }
+
+func TestCopyProblems(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		labels  map[string]string
+		problem bool
+	}{
+		{"x-5cdf4v92wb6542cv", map[string]string{"kuma.io/zone": "zone-1"}, false},
+		{"dp_backend_01-67xwvwx6xxwv2754", nil, true}, // a Universal name (kds.sample.jsonl c31)
+		{"Backend-67xwvwx6xxwv2754", nil, true},
+		{"x-5cdf4v92wb6542cv", map[string]string{"team": strings.Repeat("v", 64)}, true},
+		{"x-5cdf4v92wb6542cv", map[string]string{"team": strings.Repeat("v", 63)}, false},
+	} {
+		if got := copyProblems(tt.name, tt.labels); (got != nil) != tt.problem {
+			t.Errorf("copyProblems(%q, %v) = %q, want problems %v", tt.name, tt.labels, got, tt.problem)
+		}
+	}
+}

@@ -56,8 +56,8 @@ func TestKDSVectors(t *testing.T) {
 			t.Errorf("Name(%q, %d-char name, %q) = …%q, want …%q", v.mesh, len(v.name), v.extra, got[max(0, len(got)-20):], want[max(0, len(want)-20):])
 		}
 		// Only the cut at '.' leaves a copy the receiver cannot store.
-		if probs := CopyProblems(got, nil); (probs != nil) != (v.name == dot236) {
-			t.Errorf("CopyProblems of the copy of a %d-char name = %q", len(v.name), probs)
+		if IsDNS1123Subdomain(got) == (v.name == dot236) {
+			t.Errorf("IsDNS1123Subdomain of the copy of a %d-char name = %v", len(v.name), v.name != dot236)
 		}
 	}
 }
@@ -66,24 +66,6 @@ func TestCopyCollision(t *testing.T) {
 	a, b := Name("default", "backend", "zone-1", "abc"), Name("default", "backend", "zone-1a", "bc")
 	if a != b || a != "backend-z9vdzz8dx42ffz26" {
 		t.Errorf("copies of backend/zone-1/abc and backend/zone-1a/bc = %q, %q; want both backend-z9vdzz8dx42ffz26", a, b)
-	}
-}
-
-func TestCopyProblems(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		labels  map[string]string
-		problem bool
-	}{
-		{"x-5cdf4v92wb6542cv", map[string]string{"kuma.io/zone": "zone-1"}, false},
-		{"dp_backend_01-67xwvwx6xxwv2754", nil, true}, // a Universal name (kds.sample.jsonl c31)
-		{"Backend-67xwvwx6xxwv2754", nil, true},
-		{"x-5cdf4v92wb6542cv", map[string]string{"team": strings.Repeat("v", 64)}, true},
-		{"x-5cdf4v92wb6542cv", map[string]string{"team": strings.Repeat("v", 63)}, false},
-	} {
-		if got := CopyProblems(tt.name, tt.labels); (got != nil) != tt.problem {
-			t.Errorf("CopyProblems(%q, %v) = %q, want problems %v", tt.name, tt.labels, got, tt.problem)
-		}
 	}
 }
 

@@ -1,10 +1,12 @@
 package hashsuffix
 
 // The checks below answer, without a regular expression, whether apimachinery's validation
-// functions would find nothing wrong: CopyProblems asks them of every object an audit reads, and
-// their regular expressions were a few percent of it (docs/performance.md). They may say no to a
-// value apimachinery accepts, never yes to one it refuses (FuzzValidChecks): a no asks apimachinery,
-// which words the problem.
+// functions would find nothing wrong: the rules ask them of every KDS copy an audit reads, and
+// their regular expressions were a few percent of it (docs/performance.md). Their answers are
+// apimachinery's (FuzzValidChecks); only a no asks apimachinery, which words the problem. The
+// package does not import apimachinery's validation: krilint links naming, and that package
+// brings in klog, net and os/user, whose cgo makes every vet process load the C library
+// (docs/krilint.md, "Start-up").
 
 // alnum reports whether c is an ASCII letter (upper case when upper is set) or digit.
 func alnum(c byte, upper bool) bool {
@@ -50,9 +52,11 @@ func labelName(s string) bool {
 	return true
 }
 
-// qualifiedName reports whether s is a label key: a labelName, with an IsDNS1123Subdomain and '/'
-// before it or not (validation.IsQualifiedName).
-func qualifiedName(s string) bool {
+// IsQualifiedName reports whether s is a label key: a name of at most 63 letters, digits, '-',
+// '_' and '.', starting and ending with a letter or digit, with a DNS-1123 subdomain and '/' before
+// it or not. Its answer is apimachinery's (validation.IsQualifiedName finds nothing wrong), held to
+// it by FuzzValidChecks.
+func IsQualifiedName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '/' {
 			return IsDNS1123Subdomain(s[:i]) && labelName(s[i+1:])
@@ -61,5 +65,7 @@ func qualifiedName(s string) bool {
 	return labelName(s)
 }
 
-// labelValue reports whether s is empty or a labelName (validation.IsValidLabelValue).
-func labelValue(s string) bool { return s == "" || labelName(s) }
+// IsLabelValue reports whether s is a label value: empty, or a name as IsQualifiedName's without
+// the prefix. Its answer is apimachinery's (validation.IsValidLabelValue finds nothing wrong), held
+// to it by FuzzValidChecks.
+func IsLabelValue(s string) bool { return s == "" || labelName(s) }

@@ -33,11 +33,11 @@ func TestValidChecks(t *testing.T) {
 		if got := IsDNS1123Subdomain(tt.s); got != tt.subdomain {
 			t.Errorf("IsDNS1123Subdomain(%q) = %v", tt.s, got)
 		}
-		if got := qualifiedName(tt.s); got != tt.key {
-			t.Errorf("qualifiedName(%q) = %v", tt.s, got)
+		if got := IsQualifiedName(tt.s); got != tt.key {
+			t.Errorf("IsQualifiedName(%q) = %v", tt.s, got)
 		}
-		if got := labelValue(tt.s); got != tt.value {
-			t.Errorf("labelValue(%q) = %v", tt.s, got)
+		if got := IsLabelValue(tt.s); got != tt.value {
+			t.Errorf("IsLabelValue(%q) = %v", tt.s, got)
 		}
 	}
 }
@@ -51,11 +51,11 @@ func FuzzValidChecks(f *testing.F) {
 		if got, want := IsDNS1123Subdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
 			t.Errorf("IsDNS1123Subdomain(%q) = %v, apimachinery %v", s, got, want)
 		}
-		if got, want := qualifiedName(s), len(validation.IsQualifiedName(s)) == 0; got != want {
-			t.Errorf("qualifiedName(%q) = %v, apimachinery %v", s, got, want)
+		if got, want := IsQualifiedName(s), len(validation.IsQualifiedName(s)) == 0; got != want {
+			t.Errorf("IsQualifiedName(%q) = %v, apimachinery %v", s, got, want)
 		}
-		if got, want := labelValue(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
-			t.Errorf("labelValue(%q) = %v, apimachinery %v", s, got, want)
+		if got, want := IsLabelValue(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
+			t.Errorf("IsLabelValue(%q) = %v, apimachinery %v", s, got, want)
 		}
 	})
 }
