@@ -117,16 +117,74 @@ func (r Release) ForUniversal(u Universal) (KRI, field.ErrorList) {
 }
 
 // StoredUniversal returns k, the KRI of u, as a zone control plane of r named zone stores it once
-// admitted: it labels every resource it creates with its zone (resource_labels.Compute), but for
-// one that says it was created on the global control plane (kuma.io/origin: global) in a release
-// that keeps that label (2.14); 3.0 sets the label itself. Types a zone cannot provide (Mesh,
-// MeshMultiZoneService) get no zone. A global control plane ("") stores k as it is.
+// admitted: resource_labels.Compute labels the resource with its zone when it has no kuma.io/zone
+// label (a label of another zone is refused by the REST API unless the resource says
+// kuma.io/origin: global, and is then kept), except a resource that keeps kuma.io/origin: global
+// (KeepsGlobalOrigin: 2.14). Types a zone cannot provide (Mesh, MeshMultiZoneService) get no zone.
+// A global control plane ("") stores k as it is (docs/universal.md, "kuma.io/origin").
 func (r Release) StoredUniversal(k KRI, u Universal, zone string) KRI {
-	keepsOrigin := !slices.Contains(r.facts().overwritten, LabelOrigin)
-	if zone != "" && !slices.Contains(globalOnlyTypes, u.Type) && !(keepsOrigin && u.Labels[LabelOrigin] == "global") {
+	if zone == "" || slices.Contains(globalOnlyTypes, u.Type) || r.KeepsGlobalOrigin(u, zone) {
+		return k
+	}
+	if _, labelled := u.Labels[LabelZone]; !labelled {
 		k.Zone = zone
 	}
 	return k
+}
+
+// KeepsGlobalOrigin reports whether the zone control plane of r named zone ("": global) stores u
+// with the kuma.io/origin: global label u was written with: 2.14 sets the label only when it is
+// absent (pkg/core/resources/labels/compute.go:142), 3.0 overwrites it with zone on a zone
+// (compute.go:161). Such a resource is no KDS copy, but the zone takes it for one: it sends it to
+// no one (pkg/kds/context/context.go:369, ZoneProvidedFilter) and adds no zone to it.
+func (r Release) KeepsGlobalOrigin(u Universal, zone string) bool {
+	if zone == "" || u.Labels[LabelOrigin] != "global" {
+		return false
+	}
+	return !slices.Contains(r.facts().overwritten, LabelOrigin)
+}
+
+// ValidateUniversalOrigin lists what r's REST API refuses in u's kuma.io/origin, kuma.io/zone and
+// kuma.io/mesh labels on the control plane named zone ("": global), the same in both releases
+// (resource_endpoints.go:711-751 in 2.14, resource_crud_endpoints.go:454-494 in 3.0; docs/universal.md,
+// "kuma.io/origin"): anywhere, an origin other than global or zone; on a zone, unless u says
+// kuma.io/origin: global, a kuma.io/zone label other than zone and a kuma.io/mesh label other than
+// u.Mesh. What only a federated zone refuses is federated: a type only global provides (the
+// endpoint is read-only, 405), and a type Kuma's plugins define (every KRI type but the legacy
+// ones) without kuma.io/origin: zone. A global control plane's own refusal of an origin other
+// than global is left to the caller, which alone knows whether u was written for global.
+func (r Release) ValidateUniversalOrigin(u Universal, zone string) (errs, federated field.ErrorList) {
+	origin, hasOrigin := u.Labels[LabelOrigin]
+	originPath := uLabelsPath.Key(LabelOrigin)
+	if hasOrigin && origin != "global" && origin != "zone" {
+		errs = append(errs, field.Invalid(originPath, origin, fmt.Sprintf("unknown resource origin %q", origin)))
+	}
+	if zone == "" {
+		return errs, nil
+	}
+	if origin != "global" {
+		if z, ok := u.Labels[LabelZone]; ok && z != zone {
+			errs = append(errs, field.Invalid(uLabelsPath.Key(LabelZone), z, fmt.Sprintf("%s label should have %s value", LabelZone, zone)))
+		}
+		if m, ok := u.Labels[LabelMesh]; ok && m != u.Mesh {
+			errs = append(errs, field.Invalid(uLabelsPath.Key(LabelMesh), m, LabelMesh+" label must not differ from mesh set on resource"))
+		}
+	}
+	if _, known := r.Registry().ByKind(u.Type); !known {
+		return errs, nil
+	}
+	switch {
+	case slices.Contains(globalOnlyTypes, u.Type):
+		federated = append(federated, field.Forbidden(field.NewPath("type"), fmt.Sprintf("a federated zone control plane does not create a %s: "+
+			"only global provides it (405 Method Not Allowed; create it on global, KDS brings it to the zones)", u.Type)))
+	case !slices.Contains(legacyTypes, u.Type) && origin != "zone":
+		e := field.Invalid(originPath, origin, "the origin label must be set to 'zone': a federated zone control plane creates a "+u.Type+" only with kuma.io/origin: zone")
+		if !hasOrigin {
+			e = field.Required(originPath, "the origin label must be set to 'zone': a federated zone control plane creates a "+u.Type+" only with kuma.io/origin: zone")
+		}
+		federated = append(federated, e)
+	}
+	return errs, federated
 }
 
 // ValidateUniversal lists what r's REST API refuses in u for a naming reason, in Kuma's own terms
@@ -251,11 +309,20 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+// ProvidedByZone reports whether a zone control plane creates resources of typ, a Universal type:
+// all but the types only global provides (Mesh, MeshMultiZoneService).
+func ProvidedByZone(typ string) bool { return !slices.Contains(globalOnlyTypes, typ) }
+
 // globalOnlyTypes are the KRI types whose KDS flags say that a zone never provides them
 // (GlobalToZonesFlag alone, no ProvidedByZoneFlag), in both releases: a zone control plane does not
 // label them with its zone (pkg/core/resources/labels/compute.go, "If resource can't be created on
 // Zone (like Mesh)").
 var globalOnlyTypes = []string{"Mesh", "MeshMultiZoneService"}
+
+// legacyTypes are the KRI types Kuma defines in its mesh protos rather than as plugins
+// (ResourceTypeDescriptor.IsPluginOriginated false), read by running both releases' registries: a
+// federated zone's REST API holds only the others to kuma.io/origin: zone.
+var legacyTypes = []string{"Dataplane", "Mesh", "MeshGateway", "Zone", "ZoneEgress", "ZoneIngress"}
 
 // universalShortNames are the kinds whose name Kuma's Universal managers hold to 63 characters in
 // every release: a Mesh (managers/apis/mesh/mesh_validator.go in 2.14; 3.0's RFC 1035 rule holds

@@ -276,14 +276,23 @@ func (u *Unique) AddUniversalDecided(zone string, gk schema.GroupKind, raw []byt
 }
 
 // addUniversalResource reads r, a Universal resource of a kind KDS copies to global under a hashed
-// name.
+// name, created on the zone control plane of zone, or as listed (zone ""). A zone sends global
+// what it created, with its own name as the copy's zone (pkg/kds/context/context.go:104 in 2.14,
+// :102 in 3.0); a resource it stores with kuma.io/origin: global it sends nowhere, and stores so
+// only in a release that keeps that label (naming.Release.KeepsGlobalOrigin). A resource as
+// listed is of the zone its kuma.io/zone label names, and one labelled kuma.io/origin: global is
+// global's or its copy in a zone.
 func (u *Unique) addUniversalResource(zone string, gk schema.GroupKind, r *universalResource) int {
-	zone = cmp.Or(r.Labels[naming.LabelZone], zone)
-	if r.Name == "" || zone == "" || r.Labels[labelOrigin] == originGlobal {
+	nu := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}
+	global := r.Labels[labelOrigin] == originGlobal
+	if zone != "" {
+		global = u.c.release.KeepsGlobalOrigin(nu, zone)
+	}
+	zone = cmp.Or(zone, r.Labels[naming.LabelZone])
+	if r.Name == "" || zone == "" || global {
 		return -1
 	}
 	namespace := r.Labels[naming.LabelNamespace]
-	nu := naming.Universal{Type: r.Type, Mesh: r.Mesh, Name: r.Name, Labels: r.Labels}
 	// global's copy of a zone's resource keeps the display-name label it was sent with
 	display, _ := u.c.release.StoredDisplayName(nu)
 	return u.addCopy(kumaEntry{

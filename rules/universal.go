@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"unicode/utf8"
 
@@ -179,6 +180,9 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	n = len(errs)
 	dn, from := nu.DisplayName()
 	errs = tag(append(errs, rel.ValidateName(u.Type, dn, from)...), n, RuleReleaseName)
+	n = len(errs)
+	originErrs, originNotes := c.universalOrigin(rel, nu, r.Zone)
+	errs = tag(append(errs, originErrs...), n, RuleUniversalName)
 
 	obj := &admitted{name: u.Name, mesh: u.Mesh, labels: u.Labels, hasLabels: u.Labels != nil}
 	if u.Spec != nil && string(u.Spec) != "null" {
@@ -208,8 +212,13 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	notes = append(notes, refNotes...)
 	n = len(notes)
 	notes = tag(universalOverwritten(rel, u, notes), n, RuleOverwrittenKey)
+	n = len(notes)
+	notes = tag(append(notes, originNotes...), n, RuleUniversalName)
 	// A Universal name is stored as written; its KDS copy is what a Kubernetes receiver refuses.
-	errs, notes = c.kdsFindings(g, obj, kri, true, errs, notes)
+	if !unzoned(nu, r.Zone) {
+		kobj, ckri := universalSent(rel, obj, nu, kri, r.Zone)
+		errs, notes = c.kdsFindings(g, kobj, ckri, true, errs, notes)
+	}
 	return d.with(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes), nil
 }
 
@@ -228,4 +237,68 @@ func universalOverwritten(rel naming.Release, u *universalResource, notes field.
 	}
 	return append(notes, field.Invalid(naming.UniversalLabelPath(naming.LabelDisplayName), v,
 		fmt.Sprintf("Kuma %s overwrites it with name %q: the resource's KRI and display name are %q", rel, u.Name, u.Name)))
+}
+
+// universalOrigin lists what rel's REST API refuses in u's kuma.io/origin, kuma.io/zone and
+// kuma.io/mesh labels on the control plane of zone ("": global, or none known), as errors and
+// notes (docs/universal.md, "kuma.io/origin"). What only a federated zone refuses
+// (naming.Release.ValidateUniversalOrigin) is an error under kuma.mode zone, nothing under
+// standalone (a zone that is not federated takes it) and a note otherwise. A resource that says
+// kuma.io/origin: zone judged without a zone (unzoned) was written for a zone control plane, which
+// is not known: a note says so, an error under kuma.mode global, whose REST API refuses it.
+func (c *Config) universalOrigin(rel naming.Release, u naming.Universal, zone string) (errs, notes field.ErrorList) {
+	errs, federated := rel.ValidateUniversalOrigin(u, zone)
+	switch c.Mode() {
+	case ModeZone:
+		errs = append(errs, federated...)
+	case ModeStandalone:
+	default:
+		notes = append(notes, federated...)
+	}
+	if unzoned(u, zone) {
+		e := field.Invalid(naming.UniversalLabelPath(naming.LabelOrigin), originZone,
+			"written for a zone control plane (a global one refuses it: the origin label must be set to 'global'), "+
+				"but judged without a zone: its KRI lacks the zone that control plane adds, and its KDS copy, named after that zone, is not checked "+
+				"(kriguard check --kuma-zone ZONE judges it on that zone)")
+		if c.Mode() == ModeGlobal {
+			errs = append(errs, e)
+		} else {
+			notes = append(notes, e)
+		}
+	}
+	return errs, notes
+}
+
+// unzoned reports whether u, judged on zone, says kuma.io/origin: zone with no zone to go by: no
+// zone is given and u has no kuma.io/zone label, and its type is one a zone creates. A resource a
+// zone control plane stored, and global's copy of one, always has the label.
+func unzoned(u naming.Universal, zone string) bool {
+	if zone != "" || u.Labels[labelOrigin] != originZone || !naming.ProvidedByZone(u.Type) {
+		return false
+	}
+	_, labelled := u.Labels[naming.LabelZone]
+	return !labelled
+}
+
+// universalSent returns obj, a Universal resource u with the KRI kri created on the zone control
+// plane of zone, and that KRI as its zone's KDS sends it to global: a zone that overwrites the
+// kuma.io/origin label (3.0) stores and sends a resource written with kuma.io/origin: global as
+// its own, which one that keeps the label (2.14) sends nowhere (naming.Release.KeepsGlobalOrigin);
+// and the zone's KDS labels the copy with the zone's own name, whatever zone label the resource
+// kept (pkg/kds/context/context.go:104 in 2.14, :102 in 3.0). On global, or for none of these, obj
+// and kri are returned as they are.
+func universalSent(rel naming.Release, obj *admitted, u naming.Universal, kri naming.KRI, zone string) (*admitted, naming.KRI) {
+	if zone == "" {
+		return obj, kri
+	}
+	if kri.Zone != "" {
+		kri.Zone = zone
+	}
+	if obj.labels[labelOrigin] != originGlobal || rel.KeepsGlobalOrigin(u, zone) {
+		return obj, kri
+	}
+	sent := *obj
+	sent.labels = maps.Clone(obj.labels)
+	sent.labels[labelOrigin] = originZone
+	return &sent, kri
 }
