@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -175,6 +176,53 @@ func checkCopies(t *testing.T, rel naming.Release, v originVector, gk schema.Gro
 		}
 		if !maps.Equal(got, want) {
 			t.Errorf("as %s: Unique holds the copies %v, global got %v", r.what, got, want)
+		}
+	}
+}
+
+// A resource written for a zone control plane (kuma.io/origin: zone, no kuma.io/zone label) judged
+// without a zone: its zone is unknown, so its KDS copy is not named, and a note says why; global,
+// which refuses it, makes the note an error. The name's cut at 236 bytes ends in '.', which makes
+// the copy of the same resource on global unstorable.
+func TestUniversalUnzoned(t *testing.T) {
+	name := strings.Repeat("a", 235) + "." + strings.Repeat("b", 17)
+	for _, tt := range []struct {
+		labels  map[string]string
+		zone    string
+		mode    Mode
+		allowed bool
+		origin  Level // the finding at labels[kuma.io/origin], "" for none
+		copy    bool  // a kuma/kds-copy finding
+	}{
+		{map[string]string{"kuma.io/origin": "zone"}, "", ModeAuto, true, LevelNote, false},
+		{map[string]string{"kuma.io/origin": "zone"}, "", ModeZone, true, LevelNote, false},
+		{map[string]string{"kuma.io/origin": "zone"}, "", ModeGlobal, false, LevelError, false},
+		// The zone named, or in its label: the copy is named and checked.
+		{map[string]string{"kuma.io/origin": "zone"}, "zone-1", ModeZone, false, "", true},
+		{map[string]string{"kuma.io/origin": "zone", "kuma.io/zone": "zone-1"}, "", ModeZone, false, "", true},
+		// Written for global.
+		{nil, "", ModeGlobal, false, "", true},
+	} {
+		raw, _ := json.Marshal(map[string]any{"type": "MeshTimeout", "mesh": "default", "name": name, "labels": tt.labels,
+			"spec": map[string]any{"targetRef": map[string]any{"kind": "Mesh"}}})
+		for _, rel := range naming.Releases() {
+			d, err := DefaultConfig().Decide(context.Background(), Request{Phase: Admit, Kind: schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"},
+				Object: raw, Release: rel, Universal: true, Zone: tt.zone, Mode: tt.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var origin Level
+			copied := false
+			for _, f := range d.Findings() {
+				if f.Problem.Field == "labels[kuma.io/origin]" {
+					origin = f.Level
+				}
+				copied = copied || f.Rule == RuleKDSCopy
+			}
+			if d.Allowed != tt.allowed || origin != tt.origin || copied != tt.copy {
+				t.Errorf("%s %v on %q, mode %s: allowed %v, origin %q, kds-copy %v; want %v, %q, %v: %v",
+					rel, tt.labels, tt.zone, tt.mode, d.Allowed, origin, copied, tt.allowed, tt.origin, tt.copy, d.Findings())
+			}
 		}
 	}
 }
