@@ -143,7 +143,7 @@ var ruleInfo = map[Rule]RuleInfo{
 	RuleOriginKRI: {LevelError, "status.origin.kri is a valid KRI",
 		"A MeshTrust's status.origin.kri must be a string and a valid KRI."},
 	RuleUniversalName: {LevelError, "A Universal resource's name, mesh and labels are what the Kuma release's REST API accepts",
-		"On Universal the control plane's REST API refuses a name that is not a lowercase RFC 1123 subdomain of at most 253 characters, a mesh with other characters than lowercase letters, digits, '-', '_' and '.', a label key that is not a qualified name or a value that is not a label value, a Mesh name over 63 characters, and on 2.14 a MeshService or MeshExternalService display name over 63."},
+		"On Universal the control plane's REST API refuses a name that is not a lowercase RFC 1123 subdomain of at most 253 characters, a mesh with other characters than lowercase letters, digits, '-', '_' and '.', a label key that is not a qualified name or a value that is not a label value, a Mesh name over 63 characters, and on 2.14 a MeshService or MeshExternalService display name over 63; a kuma.io/origin other than global or zone; on a zone, another zone's kuma.io/zone or another mesh's kuma.io/mesh label unless kuma.io/origin is global; on a federated zone, a type only global creates, or a type of Kuma's plugins without kuma.io/origin: zone."},
 	RuleRemovedKind: {LevelError, "The object's kind is one the Kuma release removed",
 		"The release judged against (3.0) no longer has this kind; the message names what replaces it."},
 	RuleReleaseName: {LevelError, "The name is an RFC 1035 label where the Kuma release demands one",

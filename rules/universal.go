@@ -224,9 +224,9 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 
 // universalOverwritten notes a kuma.io/display-name label other than name when rel's control plane
 // overwrites the label with the name: the resource's KRI and display name change. The
-// kuma.io/origin label, which rel also sets, is left alone on Universal: every stored resource
-// carries the one its control plane set, and the REST API already refuses an origin that does not
-// fit the control plane (docs/universal.md).
+// kuma.io/origin label, which rel also sets, is not noted here: every stored resource carries the
+// one its control plane set, and what the REST API refuses of it universalOrigin reports
+// (docs/universal.md, "kuma.io/origin").
 func universalOverwritten(rel naming.Release, u *universalResource, notes field.ErrorList) field.ErrorList {
 	v, ok := u.Labels[naming.LabelDisplayName]
 	if !ok || v == "" || v == u.Name || !slices.Contains(rel.Overwritten(), naming.LabelDisplayName) {
