@@ -341,3 +341,78 @@ func TestIsKind(t *testing.T) {
 		}
 	}
 }
+
+// samePathUniversal wraps spec as the spec of a Universal resource of type kind.
+func samePathUniversal(kind, spec string) []byte {
+	return []byte(`{"type":"` + kind + `","mesh":"default","name":"backend","labels":{"kuma.io/origin":"zone","kuma.io/zone":"zone-1"},` +
+		`"creationTime":"2026-11-25T20:19:30Z","spec":` + spec + `,"kri":"kri_mt_default_zone-1__backend_"}`)
+}
+
+// samePathUniversalInputs returns the Universal resources of the differential test: the
+// resources of the Universal vectors and KDS copies, and every spec of samePathInputs' sources as the
+// spec of each of specKinds.
+func samePathUniversalInputs(t testing.TB) [][]byte {
+	t.Helper()
+	var objects [][]byte
+	files, err := filepath.Glob(filepath.Join("testdata", "universal", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Universal vectors: %v", err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var v struct {
+				Resource stdjson.RawMessage `json:"resource"`
+			}
+			if err := stdjson.Unmarshal([]byte(line), &v); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			objects = append(objects, v.Resource)
+		}
+	}
+	specs := append([]string(nil), samePathSpecs...)
+	for _, dir := range []string{"FuzzRefWalk", "FuzzSpecHolds", "FuzzDecideSameAsBefore", "FuzzDecodeUniversal"} {
+		for _, in := range corpusBytes(t, filepath.Join("testdata", "fuzz", dir)) {
+			if stdjson.Valid(in) {
+				specs = append(specs, string(in))
+				objects = append(objects, in)
+			}
+		}
+	}
+	for _, s := range specs {
+		for _, k := range specKinds {
+			objects = append(objects, samePathUniversal(k, s))
+		}
+	}
+	return objects
+}
+
+// TestDecideUniversalSameAsBefore decides every Universal resource of the test data and corpora
+// both ways: what the reference checks read of spec found in the decode's pass (decodeUniversalTop
+// with specScan), and as before (specHolds at the first refSpecs), under every release, on global
+// and on a zone.
+func TestDecideUniversalSameAsBefore(t *testing.T) {
+	c := DefaultConfig()
+	objects := samePathUniversalInputs(t)
+	if len(objects) < 100 {
+		t.Fatalf("only %d resources: the test data is missing", len(objects))
+	}
+	for _, obj := range objects {
+		var v struct {
+			Type string `json:"type"`
+		}
+		kind := "MeshTimeout"
+		if stdjson.Unmarshal(obj, &v) == nil && v.Type != "" {
+			kind = v.Type
+		}
+		for _, rel := range naming.Releases() {
+			for _, zone := range []string{"", "zone-1"} {
+				decideBoth(t, c, Request{Phase: Admit, Kind: schema.GroupKind{Group: KumaGroup, Kind: kind}, Object: obj,
+					Release: rel, Universal: true, Zone: zone})
+			}
+		}
+	}
+}

@@ -1,12 +1,10 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/json"
@@ -27,6 +25,9 @@ type universalResource struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
 	Spec   span              `json:"spec"`
+	// sections and refs are what refSpecs says of Spec, found in the decode's pass when scanned.
+	sections, refs []byte
+	scanned        bool
 }
 
 // decodeUniversal decodes raw, a Universal resource of type kind, with the case-sensitive decoder
@@ -35,8 +36,14 @@ func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("the request has no resource")
 	}
-	u, ok := decodeUniversalTop(raw)
-	if !ok {
+	var holds specScan
+	u, ok := decodeUniversalTop(raw, &holds)
+	if ok {
+		u.scanned = true
+		if u.Spec != nil && string(u.Spec) != "null" {
+			u.sections, u.refs = holds.result(u.Spec)
+		}
+	} else {
 		// The full decode says what is wrong, or reads what the fast one was unsure of.
 		u = universalResource{}
 		if err := json.UnmarshalCaseSensitivePreserveInts(raw, &u); err != nil {
@@ -49,104 +56,49 @@ func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
 	return &u, nil
 }
 
-// decodeUniversalTop reads the members of raw the rules read (type, mesh, name, labels, spec),
-// stepping over the others without decoding them: an audit reads every resource of a control
-// plane. It reads what the full decode reads, or reports that it is unsure (ok false): raw is not
-// valid JSON, not an object, or has one of those members of another type, repeated, with escapes
-// in its key, or a string that is not valid UTF-8 (FuzzDecodeUniversal holds it to the full decode).
-func decodeUniversalTop(raw []byte) (u universalResource, ok bool) {
-	if !jsonscan.Valid(raw) {
-		return u, false
-	}
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return u, false
-	}
-	i++
+// decodeUniversalTop reads the members of raw the rules read (type, mesh, name, labels, spec) in
+// one pass that checks raw's syntax (jsonscan), stepping over the others without decoding them: an
+// audit reads every resource of a control plane. It reads what the full decode reads, or reports
+// that it is unsure (ok false): raw is not valid JSON, not an object, or has one of those members
+// of another type or null, repeated, or with escapes in its key (FuzzDecodeUniversal holds it to the
+// full decode). What refSpecs says of spec is found in the same pass (specScan), into holds.
+func decodeUniversalTop(raw []byte, holds *specScan) (u universalResource, ok bool) {
+	s := &jsonscan.Scanner{}
+	s.Reset(raw)
+	holds.s = s
 	var seen uint8
-	for {
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == '}' {
-			return u, true // Valid: nothing follows but space
-		}
-		if i >= len(raw) || raw[i] != '"' {
-			return u, false
-		}
-		end := skipString(raw, i)
-		key := raw[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			return u, false
-		}
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the ':'
-		vend := skipValue(raw, i)
-		v := raw[i:vend]
-		var bit uint8
-		var to *string
-		switch string(key) {
-		case "type":
-			bit, to = 1, &u.Type
-		case "mesh":
-			bit, to = 2, &u.Mesh
-		case "name":
-			bit, to = 4, &u.Name
-		case "labels":
-			bit = 8
-			if v[0] != '{' {
-				return u, false
-			}
-			if u.Labels, ok = stringMap(v); !ok {
-				return u, false
-			}
-		case "spec":
-			bit = 16
-			u.Spec = span(v)
-		}
+	once := func(bit uint8) bool {
 		if seen&bit != 0 {
-			return u, false
+			return false
 		}
 		seen |= bit
-		if to != nil {
-			str, ok := unquote(v)
-			if !ok || !utf8.ValidString(str) {
-				return u, false
-			}
-			*to = str
-		}
-		i = skipSpace(raw, vend)
-		if i < len(raw) && raw[i] == ',' {
-			i++
-		}
+		return true
 	}
-}
-
-// stringMap reads v, a valid JSON object, as a map of strings; ok is false when a value is not a
-// string, or a key or value has escapes or is not valid UTF-8 (the full decode reads those). A
-// repeated key keeps its last value, as the full decode keeps it.
-func stringMap(v []byte) (m map[string]string, ok bool) {
-	m = map[string]string{}
-	i := 1
-	for {
-		i = skipSpace(v, i)
-		if i >= len(v) || v[i] == '}' {
-			return m, true
+	ok = s.Object(false, func(key []byte) bool {
+		var ok bool
+		switch string(key[1 : len(key)-1]) {
+		case "type":
+			u.Type, ok = s.String()
+			return once(1) && ok
+		case "mesh":
+			u.Mesh, ok = s.String()
+			return once(2) && ok
+		case "name":
+			u.Name, ok = s.String()
+			return once(4) && ok
+		case "labels":
+			u.Labels, ok = metaMap(s)
+			return once(8) && ok
+		case "spec":
+			var v []byte
+			v, ok = s.ValueStrings(holds.str)
+			u.Spec = span(v)
+			return once(16) && ok
 		}
-		kend := skipString(v, i)
-		k := v[i+1 : kend-1]
-		i = skipSpace(v, skipSpace(v, kend)+1)
-		if i >= len(v) || v[i] != '"' {
-			return nil, false
-		}
-		vend := skipString(v, i)
-		val := v[i+1 : vend-1]
-		if bytes.IndexByte(k, '\\') >= 0 || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(k) || !utf8.Valid(val) {
-			return nil, false
-		}
-		m[string(k)] = string(val)
-		i = skipSpace(v, vend)
-		if i < len(v) && v[i] == ',' {
-			i++
-		}
-	}
+		_, ok = s.Value()
+		return ok
+	})
+	return u, ok && s.End()
 }
 
 // decideUniversal decides r, a Universal resource, as the release's REST API decides its creation,
@@ -190,6 +142,8 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 			obj.spec = decodeReads(u.Spec, newReadTree(specReads(g.gk)))
 		}
 		obj.rawSpec = u.Spec
+		// What the reference checks read of spec was found in the decode's pass (specScan).
+		obj.sections, obj.refs, obj.scanned = u.sections, u.refs, u.scanned && specInDecode
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
 	if sections, _ := obj.refSpecs(); sections != nil {

@@ -295,7 +295,8 @@ func FuzzDecodeUniversal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		fast, ok := decodeUniversalTop(raw)
+		var holds specScan
+		fast, ok := decodeUniversalTop(raw, &holds)
 		if !ok {
 			return
 		}
