@@ -30,6 +30,10 @@ var (
 	uNamePath   = field.NewPath("name")
 	uMeshPath   = field.NewPath("mesh")
 	uLabelsPath = field.NewPath("labels")
+	// The labels every resource's KRI reads, built once: a path is built for each value checked.
+	uZonePath        = uLabelsPath.Key(LabelZone)
+	uNamespacePath   = uLabelsPath.Key(LabelNamespace)
+	uDisplayNamePath = uLabelsPath.Key(LabelDisplayName)
 )
 
 // UniversalLabelPath returns the field path of label key of a Universal resource,
@@ -40,7 +44,7 @@ func UniversalLabelPath(key string) *field.Path { return uLabelsPath.Key(key) }
 // when it is not empty, else Name (core_model.GetDisplayName), and the path it comes from.
 func (u Universal) DisplayName() (string, *field.Path) {
 	if dn := u.Labels[LabelDisplayName]; dn != "" {
-		return dn, uLabelsPath.Key(LabelDisplayName)
+		return dn, uDisplayNamePath
 	}
 	return u.Name, uNamePath
 }
@@ -104,9 +108,9 @@ func (r Release) ForUniversal(u Universal) (KRI, field.ErrorList) {
 		errs = append(errs, FieldMesh.Validate(k.Mesh, uMeshPath)...)
 	}
 	k.Zone = u.Labels[LabelZone]
-	errs = append(errs, FieldZone.Validate(k.Zone, uLabelsPath.Key(LabelZone))...)
+	errs = append(errs, FieldZone.Validate(k.Zone, uZonePath)...)
 	k.Namespace = u.Labels[LabelNamespace]
-	errs = append(errs, FieldNamespace.Validate(k.Namespace, uLabelsPath.Key(LabelNamespace))...)
+	errs = append(errs, FieldNamespace.Validate(k.Namespace, uNamespacePath)...)
 	var from *field.Path
 	k.Name, from = r.StoredDisplayName(u)
 	if k.Name == "" {

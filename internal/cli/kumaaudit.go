@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -144,35 +143,41 @@ func (a *app) auditKumaAPI(ctx context.Context, c *kumaapi.Client, w resultWrite
 	source := c.URL()
 	for i, typ := range judged {
 		gk := schema.GroupKind{Group: rules.KumaGroup, Kind: typ.Name}
-		_, err = c.List(ctx, typ, func(raw json.RawMessage) error {
-			d, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
-			if err != nil {
-				across.addUniversal("", gk, raw, nil, placed{source: source}, nil)
-			} else {
-				across.addUniversal("", gk, raw, &d, placed{source: source}, nil)
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
+		// Each page's results are written at once, then the progress, as audit does for a cluster.
+		_, err = c.ListPages(ctx, typ, func(items [][]byte) error {
+			for _, raw := range items {
+				d, err := a.cfg.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: raw, Release: rel, Universal: true})
+				if err != nil {
+					across.addUniversal("", gk, raw, nil, placed{source: source}, nil)
+				} else {
+					across.addUniversal("", gk, raw, &d, placed{source: source}, nil)
 				}
-				t.errors++
-				a.kumaError(p, fmt.Errorf("%s %s: %w", source, typ.Name, err))
-				return nil
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					t.errors++
+					a.kumaError(p, fmt.Errorf("%s %s: %w", source, typ.Name, err))
+					continue
+				}
+				t.objects++
+				if !d.Allowed {
+					t.denied++
+				}
+				if err := w.write(newResult(source, 0, "", d, nil)); err != nil {
+					return fmt.Errorf("writing output: %w", err)
+				}
 			}
-			t.objects++
-			if !d.Allowed {
-				t.denied++
+			if p != nil && a.out.Buffered() > 0 {
+				p.clear() // results and progress may share a terminal: results first, the line after them
 			}
-			if err := w.write(newResult(source, 0, "", d, nil)); err != nil {
-				return fmt.Errorf("writing output: %w", err)
+			if err := a.out.Flush(); err != nil {
+				return err
 			}
 			if p != nil {
-				if a.out.Buffered() > 0 {
-					p.clear()
-				}
 				p.update(i, len(judged), t.objects)
 			}
-			return a.out.Flush()
+			return nil
 		})
 		if err != nil {
 			return err

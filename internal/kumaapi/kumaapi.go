@@ -297,32 +297,102 @@ func (c *Client) Types(ctx context.Context) ([]ResourceType, error) {
 	return r.Resources, nil
 }
 
-// List calls fn with each resource of type t, every mesh at once (/{path}), page by page: size
-// and offset, following each page's next. It fails rather than end early: on an error answer, a
-// next it cannot follow, or a list whose count differs from the total the control plane gave (the
-// resources changed while they were read), so that a listing it returns from without an error is
-// complete.
-//
-// fn gets each resource as the bytes of its page, valid JSON, which are reused for the next page
-// once fn returns: one buffer serves every page, and no resource is copied or decoded here.
+// List calls fn with each resource of type t, every mesh at once (/{path}), page by page, as
+// ListPages lists them; it returns the number of resources fn took without an error.
 func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessage) error) (int, error) {
+	n := 0
+	_, err := c.ListPages(ctx, t, func(items [][]byte) error {
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ListPages calls fn with the resources of each page of type t, every mesh at once (/{path}):
+// size and offset, following each page's next. It fails rather than end early: on an error answer,
+// a next it cannot follow, or a list whose count differs from the total the control plane gave
+// (the resources changed while they were read), so that a listing it returns from without an error
+// is complete. It returns the number of resources of the pages fn took.
+//
+// fn gets each resource as the bytes of its page, valid JSON, which are reused once fn returns:
+// two buffers serve every page, and no resource is copied or decoded here. The next page is fetched
+// while fn reads one, so that the control plane's answer and the caller's work overlap; at most two
+// pages are held.
+func (c *Client) ListPages(ctx context.Context, t ResourceType, fn func(items [][]byte) error) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	pages := make(chan *listPage, 1)
+	free := make(chan *listPage, 2)
+	free <- &listPage{}
+	free <- &listPage{}
+	go func() {
+		defer close(pages)
+		c.fetchPages(ctx, t, free, pages)
+	}()
+	defer func() {
+		cancel()
+		for range pages { // the fetch ends, with the request it may be making
+		}
+	}()
+	seen := 0
+	for p := range pages {
+		if p.err != nil {
+			return seen, p.err
+		}
+		if err := fn(p.items); err != nil {
+			return seen, err
+		}
+		seen += len(p.items)
+		free <- p
+	}
+	return seen, nil
+}
+
+// listPage is one page of a listing: its answer, the items in it, or the error that ends the
+// listing.
+type listPage struct {
+	buf   bytes.Buffer
+	items [][]byte
+	err   error
+}
+
+// fetchPages reads the pages of t in turn, each into a listPage taken from free, and sends each to
+// pages, then the error that ends the listing, if any. It returns when the listing ends or ctx is
+// done.
+func (c *Client) fetchPages(ctx context.Context, t ResourceType, free <-chan *listPage, pages chan<- *listPage) {
+	send := func(p *listPage) bool {
+		select {
+		case pages <- p:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	fail := func(err error) { send(&listPage{err: err}) }
 	q := url.Values{"size": {strconv.Itoa(c.size)}}
 	path := "/" + t.Path
-	seen, total := 0, -1
-	var (
-		buf   bytes.Buffer
-		items [][]byte
-	)
-	for pages := 0; ; pages++ {
-		where, err := c.getPage(ctx, path, q, &buf)
+	listed, total := 0, -1
+	for n := 0; ; n++ {
+		var pg *listPage
+		select {
+		case pg = <-free:
+		case <-ctx.Done():
+			return
+		}
+		where, err := c.getPage(ctx, path, q, &pg.buf)
 		if err != nil {
-			return seen, err
+			fail(err)
+			return
 		}
 		var p struct {
 			Total *int
 			Next  *string
 		}
-		items, err = jsonpage.Split(items, buf.Bytes(), "items", func(key string, value []byte) error {
+		pg.items, err = jsonpage.Split(pg.items, pg.buf.Bytes(), "items", func(key string, value []byte) error {
 			switch {
 			case jsonpage.Is(key, "total"):
 				return jsonpage.Member(key, value, &p.Total)
@@ -332,19 +402,20 @@ func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessa
 			return nil
 		})
 		if err != nil {
-			return seen, fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err)
+			fail(fmt.Errorf("%s: not an answer of Kuma's API: %w", where, err))
+			return
 		}
 		if p.Total == nil {
-			return seen, fmt.Errorf("%s%s: a list answer without total", c.base, path)
+			fail(fmt.Errorf("%s%s: a list answer without total", c.base, path))
+			return
 		}
 		if total < 0 {
 			total = *p.Total
 		}
-		for _, it := range items {
-			if err := fn(it); err != nil {
-				return seen, err
-			}
-			seen++
+		listed += len(pg.items)
+		items := len(pg.items)
+		if !send(pg) {
+			return
 		}
 		if p.Next == nil || *p.Next == "" {
 			break
@@ -353,19 +424,21 @@ func (c *Client) List(ctx context.Context, t ResourceType, fn func(json.RawMessa
 		// rewritten: only its offset and size are taken, on this client's own URL.
 		nu, err := url.Parse(*p.Next)
 		if err != nil {
-			return seen, fmt.Errorf("%s%s: next %q: %w", c.base, path, *p.Next, err)
+			fail(fmt.Errorf("%s%s: next %q: %w", c.base, path, *p.Next, err))
+			return
 		}
 		nq := nu.Query()
-		if nq.Get("offset") == "" || nq.Get("offset") == q.Get("offset") || len(items) == 0 {
-			return seen, fmt.Errorf("%s%s: next %q does not move past offset %q", c.base, path, *p.Next, q.Get("offset"))
+		if nq.Get("offset") == "" || nq.Get("offset") == q.Get("offset") || items == 0 {
+			fail(fmt.Errorf("%s%s: next %q does not move past offset %q", c.base, path, *p.Next, q.Get("offset")))
+			return
 		}
 		q = nq
-		if pages > total {
-			return seen, fmt.Errorf("%s%s: more pages than the %d resources need", c.base, path, total)
+		if n > total {
+			fail(fmt.Errorf("%s%s: more pages than the %d resources need", c.base, path, total))
+			return
 		}
 	}
-	if seen != total {
-		return seen, fmt.Errorf("%s%s: listed %d resources, the control plane counted %d: they changed while they were read; run again", c.base, path, seen, total)
+	if listed != total {
+		fail(fmt.Errorf("%s%s: listed %d resources, the control plane counted %d: they changed while they were read; run again", c.base, path, listed, total))
 	}
-	return seen, nil
 }
