@@ -8,7 +8,9 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -140,8 +142,20 @@ var strPlain = func() (t [256]bool) {
 func (s *Scanner) str() bool {
 	b, i := s.data, s.i+1
 	for {
-		for i < len(b) && strPlain[b[i]] {
-			i++
+		// Eight bytes at a time up to the first that is a quote, a backslash or a control
+		// character; the last few of the input a byte at a time.
+		for {
+			if len(b)-i < 8 {
+				for i < len(b) && strPlain[b[i]] {
+					i++
+				}
+				break
+			}
+			if n := plainRun8(binary.LittleEndian.Uint64(b[i:])); n < 8 {
+				i += n
+				break
+			}
+			i += 8
 		}
 		if i >= len(b) {
 			return false
@@ -170,6 +184,17 @@ func (s *Scanner) str() bool {
 			return false
 		}
 	}
+}
+
+// plainRun8 returns how many of the eight bytes of w, in little-endian order, are strPlain before
+// the first that is not (8 when all are): a quote, a backslash or a byte below 0x20. Each test is
+// the exact one for "some byte of x is below n" (n <= 0x80), (x - n in each byte) &^ x at the top
+// bit of each byte, whose lowest flag is the first such byte: a borrow moves only to later bytes. A
+// quote or a backslash is a zero byte of w XOR it.
+func plainRun8(w uint64) int {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	return bits.TrailingZeros64(((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&tops) >> 3
 }
 
 // isQuote reports whether data[s.i] is a quote.

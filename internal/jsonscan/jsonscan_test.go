@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -273,4 +275,45 @@ func FuzzValueStrings(f *testing.F) {
 			t.Fatalf("%q: ValueStrings passed %d strings, encoding/json %d", data, len(lits), n)
 		}
 	})
+}
+
+// TestPlainRun8 holds plainRun8, the eight-byte step of str, to strPlain, byte by byte: every
+// byte at every position among plain bytes of either half of the byte range, and random words.
+func TestPlainRun8(t *testing.T) {
+	want := func(w [8]byte) int {
+		for i, c := range w {
+			if !strPlain[c] {
+				return i
+			}
+		}
+		return 8
+	}
+	check := func(w [8]byte) {
+		if got := plainRun8(binary.LittleEndian.Uint64(w[:])); got != want(w) {
+			t.Fatalf("plainRun8(%q) = %d, want %d", w[:], got, want(w))
+		}
+	}
+	for _, fill := range []byte{'a', 0x20, 0x7f, 0x80, 0xff, '"' + 1, '\\' + 1} {
+		for pos := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[pos] = byte(c)
+				check(w)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], r.Uint64())
+		check(w)
+		// Mostly plain words, a special byte or two at random places.
+		for i := range w {
+			w[i] = byte(0x20 + r.IntN(0xe0))
+		}
+		check(w)
+	}
 }
