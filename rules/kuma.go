@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -790,6 +791,19 @@ func specReads(gk schema.GroupKind) [][]string {
 
 // readTree is a set of paths of specReads as a tree; a leaf has no children.
 type readTree map[string]readTree
+
+// readTrees holds the readTree of each kind's specReads, built at its first decode: an audit
+// decodes thousands of objects of each kind. A tree is never changed once built.
+var readTrees sync.Map // schema.GroupKind → readTree
+
+// specReadTree returns newReadTree(specReads(gk)), built once per kind.
+func specReadTree(gk schema.GroupKind) readTree {
+	if t, ok := readTrees.Load(gk); ok {
+		return t.(readTree)
+	}
+	t, _ := readTrees.LoadOrStore(gk, newReadTree(specReads(gk)))
+	return t.(readTree)
+}
 
 func newReadTree(paths [][]string) readTree {
 	t := readTree{}

@@ -144,9 +144,21 @@ func kdsName(kri naming.KRI) string {
 // map when it does not ("add" on an existing member replaces it).
 func mapMemberOp(obj *admitted, fieldName, key, value string) jsonpatch.Operation {
 	if fieldName == "labels" && obj.hasLabels || fieldName == "annotations" && obj.hasAnnotations {
-		return jsonpatch.NewOperation("add", "/metadata/"+fieldName+"/"+escapePointer(key), value)
+		return jsonpatch.NewOperation("add", memberPath(fieldName, key), value)
 	}
 	return jsonpatch.NewOperation("add", "/metadata/"+fieldName, map[string]string{key: value})
+}
+
+// kriAnnotationPath is the path of the kriguard.io/kri annotation in a patch, which the mutating
+// decision writes for most objects it patches.
+var kriAnnotationPath = "/metadata/annotations/" + escapePointer(naming.AnnotationKRI)
+
+// memberPath is the JSON pointer of metadata.<field>[key].
+func memberPath(fieldName, key string) string {
+	if fieldName == "annotations" && key == naming.AnnotationKRI {
+		return kriAnnotationPath
+	}
+	return "/metadata/" + fieldName + "/" + escapePointer(key)
 }
 
 // escapePointer escapes a JSON-pointer reference token (RFC 6901).

@@ -131,7 +131,7 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 	}
 	if spec := top["spec"]; spec != nil && string(spec) != "null" {
 		if wholeSpec {
-			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
+			o.spec = decodeReads(spec, specReadTree(gk))
 		}
 		o.rawSpec = spec
 	}
@@ -305,7 +305,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	}
 	if spec != nil && string(spec) != "null" {
 		if wholeSpec {
-			o.spec = decodeReads(spec, newReadTree(specReads(gk)))
+			o.spec = decodeReads(spec, specReadTree(gk))
 		}
 		o.rawSpec = spec
 		o.sections, o.refs = holds.result(spec)

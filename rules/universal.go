@@ -139,7 +139,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	obj := &admitted{name: u.Name, mesh: u.Mesh, labels: u.Labels, hasLabels: u.Labels != nil}
 	if u.Spec != nil && string(u.Spec) != "null" {
 		if g.wholeSpec {
-			obj.spec = decodeReads(u.Spec, newReadTree(specReads(g.gk)))
+			obj.spec = decodeReads(u.Spec, specReadTree(g.gk))
 		}
 		obj.rawSpec = u.Spec
 		// What the reference checks read of spec was found in the decode's pass (specScan).

@@ -361,6 +361,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		}
 		all := true
 		gk := schema.GroupKind{Group: k.GVR.Group, Kind: k.Kind}
+		apiVersion := k.APIVersion()
 		err := au.listKind(ctx, client, k, func(item []byte) error {
 			v, err := au.rules.Decide(ctx, rules.Request{Phase: rules.Admit, Kind: gk, Object: item, Release: au.release})
 			if au.listedItem != nil {
@@ -383,7 +384,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 			if au.decided != nil {
 				au.decided(k, item, &v)
 			}
-			return emit(newResult(SourceCluster, 0, k.APIVersion(), v, nil))
+			return emit(newResult(SourceCluster, 0, apiVersion, v, nil))
 		}, func() error {
 			if err := flush(); err != nil {
 				return err
