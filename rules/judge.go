@@ -10,6 +10,8 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kriguard/kriguard/naming"
 )
 
 // applyPatch applies the mutator's operations to raw, as the API server does, and decodes the
@@ -64,26 +66,31 @@ func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
 		default:
 			return nil, false
 		}
-		if !*cloned {
-			*m, *cloned = maps.Clone(*m), true
-			if *m == nil {
-				*m = map[string]string{}
-			}
-		}
 		_, key, member := strings.Cut(rest, "/")
 		if !member {
 			whole, ok := op.Value.(map[string]string)
 			if !ok {
 				return nil, false
 			}
-			*m = maps.Clone(whole)
+			*m, *cloned = maps.Clone(whole), true
 			continue
+		}
+		if !*cloned {
+			*m, *cloned = maps.Clone(*m), true
+			if *m == nil {
+				*m = map[string]string{}
+			}
 		}
 		v, ok := op.Value.(string)
 		if !ok {
 			return nil, false
 		}
-		(*m)[strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")] = v
+		if op.Path == kriAnnotationPath {
+			key = naming.AnnotationKRI // the member most patches set, unescaped once
+		} else {
+			key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
+		}
+		(*m)[key] = v
 	}
 	return &cp, true
 }

@@ -247,7 +247,7 @@ func decodePartial(raw []byte, gk schema.GroupKind, wholeSpec bool) (*admitted, 
 // decodePartialRefs is decodePartial, finding what refSpecs returns in its pass over spec when refs
 // is set (specScan).
 func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*admitted, error) {
-	s := &jsonscan.Scanner{}
+	s := &jsonscan.Scanner{Known: knownString}
 	s.Reset(raw)
 	o := &admitted{}
 	var apiVersion, kind []byte // their literals: compared, never kept
@@ -313,6 +313,32 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	o.scanned = refs
 	o.originKRI, o.hasOriginKRI = originKRI(status)
 	return o, nil
+}
+
+// knownStrings are strings most Kuma objects hold, kept once so that reading them allocates nothing
+// (jsonscan.Scanner.Known): the labels Kuma sets on every object (labels/compute.go) and their usual
+// values, and the types of every release, which a Universal resource names.
+var knownStrings = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		naming.LabelMesh, naming.LabelZone, naming.LabelNamespace, naming.LabelDisplayName, naming.LabelOrigin,
+		"kuma.io/env", "kuma.io/policy-role", "kuma.io/managed-by",
+		naming.DefaultMesh, "zone", "global", "universal", "kubernetes", "producer", "consumer", "workload-owner", "system",
+	} {
+		m[s] = s
+	}
+	for _, r := range naming.Releases() {
+		for _, t := range r.Registry().Types() {
+			m[t.Kind] = t.Kind
+		}
+	}
+	return m
+}()
+
+// knownString is a jsonscan.Scanner's Known: the kept string of in, when it is one of knownStrings.
+func knownString(in []byte) (string, bool) {
+	s, ok := knownStrings[string(in)]
+	return s, ok
 }
 
 // specScan finds, in the pass of decodePartial over spec (jsonscan.Scanner.ValueStrings), what

@@ -63,7 +63,7 @@ func decodeUniversal(raw []byte, kind string) (*universalResource, error) {
 // of another type or null, repeated, or with escapes in its key (FuzzDecodeUniversal holds it to the
 // full decode). What refSpecs says of spec is found in the same pass (specScan), into holds.
 func decodeUniversalTop(raw []byte, holds *specScan) (u universalResource, ok bool) {
-	s := &jsonscan.Scanner{}
+	s := &jsonscan.Scanner{Known: knownString}
 	s.Reset(raw)
 	holds.s = s
 	var seen uint8

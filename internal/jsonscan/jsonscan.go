@@ -36,6 +36,10 @@ type Scanner struct {
 	escaped bool
 	// values counts the values passed, containers and the values in them each once.
 	values int64
+	// Known, when set, gives the string of in, the bytes of a string literal that need no decoding
+	// (no escape, valid UTF-8), without a copy when it is one a reader meets in most inputs, kept
+	// once; false has String and Unquote copy in. Reset keeps it.
+	Known func(in []byte) (string, bool)
 }
 
 // Reset makes s read data from its start.
@@ -217,6 +221,11 @@ func (s *Scanner) String() (string, bool) {
 // Unquote decodes lit, the literal of the last string s passed, as encoding/json does.
 func (s *Scanner) Unquote(lit []byte) (string, bool) {
 	if in := lit[1 : len(lit)-1]; !s.escaped && utf8.Valid(in) {
+		if s.Known != nil {
+			if k, ok := s.Known(in); ok {
+				return k, true
+			}
+		}
 		return string(in), true
 	}
 	// Escapes and invalid UTF-8 (which the decoder replaces): rare, left to the decoder.

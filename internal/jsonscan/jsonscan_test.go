@@ -317,3 +317,33 @@ func TestPlainRun8(t *testing.T) {
 		check(w)
 	}
 }
+
+// TestKnown: String asks Known only of a literal that needs no decoding, and takes its answer;
+// the others are decoded as without it.
+func TestKnown(t *testing.T) {
+	kept := "kuma.io/mesh"
+	var asked []string
+	s := &Scanner{Known: func(in []byte) (string, bool) {
+		asked = append(asked, string(in))
+		if string(in) == kept {
+			return kept, true
+		}
+		return "", false
+	}}
+	for _, c := range []struct {
+		in, want string
+		asks     bool
+	}{
+		{`"kuma.io/mesh"`, "kuma.io/mesh", true},
+		{`"other"`, "other", true},
+		{`"kuma.io\/mesh"`, "kuma.io/mesh", false},
+		{"\"kuma\xff\"", "kuma\uFFFD", false},
+	} {
+		asked = asked[:0]
+		s.Reset([]byte(c.in))
+		got, ok := s.String()
+		if !ok || got != c.want || (len(asked) > 0) != c.asks {
+			t.Errorf("String of %s = %q, %v (Known asked %q), want %q, Known asked: %v", c.in, got, ok, asked, c.want, c.asks)
+		}
+	}
+}
