@@ -34,6 +34,8 @@ var (
 	uZonePath        = uLabelsPath.Key(LabelZone)
 	uNamespacePath   = uLabelsPath.Key(LabelNamespace)
 	uDisplayNamePath = uLabelsPath.Key(LabelDisplayName)
+	uOriginPath      = uLabelsPath.Key(LabelOrigin)
+	uMeshLabelPath   = uLabelsPath.Key(LabelMesh)
 )
 
 // UniversalLabelPath returns the field path of label key of a Universal resource,
@@ -159,7 +161,7 @@ func (r Release) KeepsGlobalOrigin(u Universal, zone string) bool {
 // than global is left to the caller, which alone knows whether u was written for global.
 func (r Release) ValidateUniversalOrigin(u Universal, zone string) (errs, federated field.ErrorList) {
 	origin, hasOrigin := u.Labels[LabelOrigin]
-	originPath := uLabelsPath.Key(LabelOrigin)
+	originPath := uOriginPath
 	if hasOrigin && origin != "global" && origin != "zone" {
 		errs = append(errs, field.Invalid(originPath, origin, fmt.Sprintf("unknown resource origin %q", origin)))
 	}
@@ -168,10 +170,10 @@ func (r Release) ValidateUniversalOrigin(u Universal, zone string) (errs, federa
 	}
 	if origin != "global" {
 		if z, ok := u.Labels[LabelZone]; ok && z != zone {
-			errs = append(errs, field.Invalid(uLabelsPath.Key(LabelZone), z, fmt.Sprintf("%s label should have %s value", LabelZone, zone)))
+			errs = append(errs, field.Invalid(uZonePath, z, fmt.Sprintf("%s label should have %s value", LabelZone, zone)))
 		}
 		if m, ok := u.Labels[LabelMesh]; ok && m != u.Mesh {
-			errs = append(errs, field.Invalid(uLabelsPath.Key(LabelMesh), m, LabelMesh+" label must not differ from mesh set on resource"))
+			errs = append(errs, field.Invalid(uMeshLabelPath, m, LabelMesh+" label must not differ from mesh set on resource"))
 		}
 	}
 	if _, known := r.Registry().ByKind(u.Type); !known {
