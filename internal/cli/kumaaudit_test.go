@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -393,5 +394,37 @@ func TestKumaAuditCopyKRI(t *testing.T) {
 		if want := "kri_msvc_default_zone-1__backend_"; len(got) != 1 || got[0] != want {
 			t.Errorf("%s: global's copy has the KRI %q, Kuma's is %s", fixture, got, want)
 		}
+	}
+}
+
+// On a terminal, audit --kuma-api shows its progress on standard error between pages and ends with
+// the summary; every page's results reach standard output, none of the progress does.
+func TestKumaAuditProgress(t *testing.T) {
+	const n = 1200 // three pages of 500, one resource in ten denied (kumaapitest.Timeouts)
+	s := manyResourcesServer(t, n)
+	var out, errOut strings.Builder
+	code := Main(context.Background(), []string{"audit", "--kuma-api", s.URL, "--chunk-size", "500", "-o", "json"},
+		Streams{In: strings.NewReader(""), Out: &out, Err: &errOut, ErrIsTerminal: true})
+	if code != ExitDenied {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "\r\x1b[Kaudit: 0/") || !strings.Contains(errOut.String(), fmt.Sprintf("audit: %d objects checked in ", n)) ||
+		!strings.Contains(errOut.String(), fmt.Sprintf("%d denied, 0 errors\n", n/10)) {
+		t.Errorf("stderr lacks the progress line or the summary:\n%q", errOut.String())
+	}
+	var results []struct {
+		Allowed bool `json:"allowed"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &results); err != nil {
+		t.Fatalf("standard output is not the JSON results: %v\n%s", err, out.String())
+	}
+	denied := 0
+	for _, r := range results {
+		if !r.Allowed {
+			denied++
+		}
+	}
+	if len(results) != n || denied != n/10 {
+		t.Errorf("%d results, %d denied; want %d, %d", len(results), denied, n, n/10)
 	}
 }
