@@ -85,3 +85,42 @@ func TestSquats(t *testing.T) {
 		t.Error("a cut copy name cannot be told from its prefix, yet Squats says so")
 	}
 }
+
+func TestValidBase(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"x", true},
+		{"a.b-", true}, // the "-" before the suffix makes "b--…"
+		{"x" + strings.Repeat("a", 252), true},
+		{dot236, false}, // the cut ends in '.'
+		{"", false},
+		{"a.", false},
+		{"a..b", false},
+		{"a-.b", false},
+		{"-a", false},
+		{"dp_backend_01", false},
+		{"Backend", false},
+	} {
+		if got := ValidBase(tt.name); got != tt.want {
+			t.Errorf("ValidBase(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidBase holds ValidBase to IsDNS1123Subdomain of the name Name builds, which
+// FuzzValidChecks holds to apimachinery's.
+func FuzzValidBase(f *testing.F) {
+	f.Add("default", "backend", "zone-1", "kuma-system")
+	f.Add("default", dot236, "", "")
+	f.Add("m", "a.b-", "", "")
+	f.Add("m", "dp_backend_01", "", "")
+	f.Add("", "x"+strings.Repeat("a.", 130), "z", "n")
+	f.Fuzz(func(t *testing.T, mesh, name, zone, namespace string) {
+		copy := Name(mesh, name, zone, namespace)
+		if got, want := ValidBase(name), IsDNS1123Subdomain(copy); got != want {
+			t.Fatalf("ValidBase(%q) = %v, IsDNS1123Subdomain(%q) = %v", name, got, copy, want)
+		}
+	})
+}

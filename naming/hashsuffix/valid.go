@@ -37,6 +37,36 @@ func IsDNS1123Subdomain(s string) bool {
 	return true
 }
 
+// ValidBase reports whether every name Name makes of name, whatever its mesh and extra values, is
+// a DNS-1123 subdomain (IsDNS1123Subdomain), without building one: the "-" and the suffix are
+// DNS-1123 characters that end the last label with a letter or digit, so only name's first
+// MaxBaseLen bytes decide. Its labels are IsDNS1123Subdomain's but for the end of the last one;
+// that one must still be there, starting with a letter or digit: a name that is empty or ends in
+// '.' leaves a label that starts with the "-". FuzzValidBase holds it to IsDNS1123Subdomain of
+// Name's names.
+func ValidBase(name string) bool {
+	if len(name) > MaxBaseLen {
+		name = name[:MaxBaseLen]
+	}
+	if len(name) == 0 || name[len(name)-1] == '.' {
+		return false
+	}
+	start := 0
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != '.' {
+			if c != '-' && !alnum(c, false) {
+				return false
+			}
+			continue
+		}
+		if i == start || !alnum(name[start], false) || !alnum(name[i-1], false) {
+			return false
+		}
+		start = i + 1
+	}
+	return alnum(name[start], false)
+}
+
 // labelName reports whether s is at most 63 characters of letters, digits, '-', '_' and '.',
 // starting and ending with a letter or digit (the name part of validation.IsQualifiedName, and a
 // non-empty validation.IsValidLabelValue).
