@@ -242,6 +242,8 @@ type guard struct {
 	// wholeSpec is set for kinds whose checks read more of spec than target references (Kong
 	// kinds, and the Kuma kinds readsWholeSpec names).
 	wholeSpec bool
+	// kds is what KDS does with the kind's objects (kdsFindings).
+	kds kdsSync
 }
 
 // DefaultConfig returns the built-in configuration: every Kuma kind that has a CRD and the six Kong
@@ -425,7 +427,7 @@ func buildConfig(c *Config) (*Config, error) {
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
 		k := merged[gk]
-		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: namedWithKRI(gk)}
+		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: namedWithKRI(gk), kds: kdsSyncOf(gk.Kind)}
 		g.wholeSpec = !g.kri || gk.Group == KumaGroup && readsWholeSpec(gk.Kind)
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement

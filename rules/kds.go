@@ -85,6 +85,14 @@ var (
 	kdsUnhashed = kindSet("Mesh", "Secret", "GlobalSecret", "Config")
 )
 
+// kdsSync is what KDS does with the objects of a kind: the directions it copies them in, and
+// whether their copies' names are hashed. A guard keeps its kind's, read once from the sets above.
+type kdsSync struct{ toZones, toGlobal, hashed bool }
+
+func kdsSyncOf(kind string) kdsSync {
+	return kdsSync{toZones: kdsToZones[kind], toGlobal: kdsToGlobal[kind], hashed: !kdsUnhashed[kind]}
+}
+
 func kindSet(kinds ...string) map[string]bool {
 	m := make(map[string]bool, len(kinds))
 	for _, k := range kinds {
@@ -145,57 +153,79 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
 // errors on a multizone control plane, notes elsewhere.
 func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
-	kind, mode := g.gk.Kind, c.Mode()
-	toZones, toGlobal := kdsToZones[kind] && mode != ModeZone, kdsToGlobal[kind] && mode != ModeGlobal
-	if mode == ModeStandalone || obj.name == "" || obj.labels[labelOrigin] == originGlobal && mode != ModeGlobal {
+	mode := c.Mode()
+	fromGlobal := obj.labels[labelOrigin] == originGlobal
+	if mode == ModeStandalone || obj.name == "" || fromGlobal && mode != ModeGlobal {
 		// A standalone zone syncs nothing; a copy from global is Kuma's own.
 		return errs, notes
 	}
-	var copy string
-	var ok bool
-	if toGlobal || toZones {
-		copy, ok = c.kdsCopy(kind, obj, kri, universal)
-	}
-	// A Kubernetes name that is itself no DNS-1123 subdomain is refused by the API server before
-	// any copy; a Universal one is stored as written, and its copy is what a Kubernetes receiver
-	// refuses.
-	if ok && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
-		labels := obj.labels
+	if g.kds.hashed && (g.kds.toZones && mode != ModeZone || g.kds.toGlobal && mode != ModeGlobal) {
+		labels, base := obj.labels, kri.Name
 		if universal {
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
+		} else {
+			base = c.release.ValidatedName(obj) // as copyHashed reads it
 		}
-		if probs := copyProblems(copy, labels); len(probs) > 0 {
-			// The copy is named after the display name: point at the label or annotation that gave it.
-			at, value := namePath, obj.name
-			switch {
-			case universal && kri.Name == obj.name:
-				at = universalNamePath
-			case universal:
-				at, value = naming.UniversalLabelPath(naming.LabelDisplayName), kri.Name
-			case !universal && c.release.ValidatedName(obj) != obj.name:
-				at, value = naming.AnnotationPath(naming.AnnotationDisplayName), obj.annotations[naming.AnnotationDisplayName]
-			}
-			e := field.Invalid(at, value, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
-			e.Origin = string(RuleKDSCopy)
-			if c.multizone() {
-				errs = append(errs, e)
-			} else {
-				notes = append(notes, e)
-			}
+		// Only a copy with a problem is named: its name is the problem's message. A Kubernetes
+		// name that is itself no DNS-1123 subdomain is refused by the API server before any copy;
+		// a Universal one is stored as written, and its copy is what a Kubernetes receiver refuses.
+		if !copyValid(base, labels) && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
+			errs, notes = c.kdsCopyFindings(g.gk.Kind, obj, kri, universal, labels, errs, notes)
 		}
 	}
 	// A zone object that holds the name a global object's copy gets in this zone: copies live in
 	// the system namespace, and the global's is taken to be the same (Kubernetes) or none
-	// (Universal).
-	if kdsToZones[kind] && !kdsUnhashed[kind] && mode != ModeGlobal && obj.labels[labelOrigin] != originGlobal && obj.namespace == c.systemNamespace() {
+	// (Universal). (An object copied from global is not one: it returned above.)
+	if g.kds.toZones && g.kds.hashed && mode != ModeGlobal && obj.namespace == c.systemNamespace() {
 		base, _, split := hashsuffix.Split(obj.name)
 		if split && (hashsuffix.Squats(obj.name, kri.Mesh, obj.namespace) || hashsuffix.Squats(obj.name, kri.Mesh)) {
-			e := field.Invalid(namePath, obj.name, fmt.Sprintf("is the name KDS gives the copy of the global %s %q of mesh %q: while this object exists, that copy cannot be created and the zone's sync fails and restarts (Kuma #10212; docs/kds.md)", kind, base, kri.Mesh))
+			e := field.Invalid(namePath, obj.name, fmt.Sprintf("is the name KDS gives the copy of the global %s %q of mesh %q: while this object exists, that copy cannot be created and the zone's sync fails and restarts (Kuma #10212; docs/kds.md)", g.gk.Kind, base, kri.Mesh))
 			e.Origin = string(RuleKDSSquat)
 			notes = append(notes, e)
 		}
 	}
 	return errs, notes
+}
+
+// kdsCopyFindings reports the problems of the KDS copy of obj, of kind with the KRI kri, that a
+// Kubernetes receiver refuses with the given labels (kuma/kds-copy).
+func (c *Config) kdsCopyFindings(kind string, obj *admitted, kri naming.KRI, universal bool, labels map[string]string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	copy, _ := c.kdsCopy(kind, obj, kri, universal)
+	probs := copyProblems(copy, labels)
+	if len(probs) == 0 {
+		return errs, notes
+	}
+	// The copy is named after the display name: point at the label or annotation that gave it.
+	at, value := namePath, obj.name
+	switch {
+	case universal && kri.Name == obj.name:
+		at = universalNamePath
+	case universal:
+		at, value = naming.UniversalLabelPath(naming.LabelDisplayName), kri.Name
+	case !universal && c.release.ValidatedName(obj) != obj.name:
+		at, value = naming.AnnotationPath(naming.AnnotationDisplayName), obj.annotations[naming.AnnotationDisplayName]
+	}
+	e := field.Invalid(at, value, fmt.Sprintf("its KDS copy %q cannot be stored by a Kubernetes control plane: %s (docs/kds.md)", copy, strings.Join(probs, "; ")))
+	e.Origin = string(RuleKDSCopy)
+	if c.multizone() {
+		return append(errs, e), notes
+	}
+	return errs, append(notes, e)
+}
+
+// copyValid reports whether copyProblems finds nothing wrong with a copy hashsuffix.Name makes of
+// name, whatever its mesh and extra values, with the given labels, without building the copy's
+// name (hashsuffix.ValidBase; FuzzCopyValid holds it to copyProblems).
+func copyValid(name string, labels map[string]string) bool {
+	if !hashsuffix.ValidBase(name) {
+		return false
+	}
+	for k, v := range labels {
+		if !hashsuffix.IsQualifiedName(k) || !hashsuffix.IsLabelValue(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // copyProblems returns why a Kubernetes receiver cannot store a copy named name with the given

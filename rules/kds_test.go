@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
 )
 
 // TestKDSCopy: the copy names of kuma/kds-copy are Kuma's (naming/hashsuffix holds the vectors
@@ -215,4 +216,46 @@ func TestCopyProblems(t *testing.T) {
 			t.Errorf("copyProblems(%q, %v) = %q, want problems %v", tt.name, tt.labels, got, tt.problem)
 		}
 	}
+}
+
+func TestCopyValid(t *testing.T) {
+	dot236 := strings.Repeat("a", 235) + "." + strings.Repeat("b", 17) // its cut at 236 ends in '.'
+	for _, tt := range []struct {
+		name   string
+		labels map[string]string
+		want   bool
+	}{
+		{"x", map[string]string{"kuma.io/zone": "zone-1"}, true},
+		{"a.b-", nil, true},
+		{dot236, nil, false},
+		{"", nil, false},
+		{"dp_backend_01", nil, false},
+		{"Backend", nil, false},
+		{"x", map[string]string{"team": strings.Repeat("v", 64)}, false},
+		{"x", map[string]string{"-team": "v"}, false},
+	} {
+		if got := copyValid(tt.name, tt.labels); got != tt.want {
+			t.Errorf("copyValid(%q, %v) = %v, want %v", tt.name, tt.labels, got, tt.want)
+		}
+	}
+}
+
+// FuzzCopyValid holds copyValid to copyProblems of the copy hashsuffix.Name builds: valid exactly
+// when copyProblems finds nothing, so that kdsFindings, which names a copy only when copyValid says
+// no, finds what it found when it named every copy.
+func FuzzCopyValid(f *testing.F) {
+	f.Add("default", "backend", "zone-1", "kuma-system", "kuma.io/zone", "zone-1")
+	f.Add("default", strings.Repeat("a", 235)+"."+strings.Repeat("b", 17), "", "", "", "")
+	f.Add("m", "a.b-", "", "", "team", strings.Repeat("v", 64))
+	f.Add("m", "dp_backend_01", "", "", "a/b", "-")
+	f.Fuzz(func(t *testing.T, mesh, name, zone, namespace, key, value string) {
+		var labels map[string]string
+		if key != "" || value != "" {
+			labels = map[string]string{key: value}
+		}
+		copy := hashsuffix.Name(mesh, name, zone, namespace)
+		if got, want := copyValid(name, labels), len(copyProblems(copy, labels)) == 0; got != want {
+			t.Fatalf("copyValid(%q, %q) = %v, but copyProblems(%q) finds problems: %v", name, labels, got, copy, !want)
+		}
+	})
 }

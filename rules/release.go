@@ -55,7 +55,7 @@ func (c *Config) guardFor(gk schema.GroupKind) (*guard, bool) {
 		return g, true
 	}
 	if _, removed := c.release.Removed(gk.Kind); gk.Group == KumaGroup && removed {
-		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true}, true
+		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true, kds: kdsSyncOf(gk.Kind)}, true
 	}
 	return nil, false
 }
@@ -104,11 +104,13 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 	}
 	privileged := r.User == KumaControlPlaneUser
 	name := rel.ValidatedName(obj)
-	if _, synced := obj.labels[naming.LabelOrigin]; privileged && synced {
+	if privileged {
 		// The control plane keeps the labels and annotations of what it writes when the object
 		// did not originate on it (a KDS copy: the origin label says where it did); kriguard does
 		// not know the control plane's mode, so every such write is taken as one.
-		name = rel.ValidatedNameAsSent(obj)
+		if _, synced := obj.labels[naming.LabelOrigin]; synced {
+			name = rel.ValidatedNameAsSent(obj)
+		}
 	}
 	n := len(before)
 	before = append(before, rel.ValidateName(g.gk.Kind, name, namePath)...)
