@@ -80,7 +80,7 @@ type Config struct {
 	// disabled holds the rules of Rules.Disabled.
 	disabled   map[Rule]bool
 	guards     map[schema.GroupKind]*guard
-	requesters []*requester
+	requesters requesters
 	// release is the Kuma release this Config judges against; byRelease holds a Config per known
 	// release, keyed by its name, alike but for the registry (forRelease).
 	release   naming.Release
@@ -182,35 +182,58 @@ func DefaultRequesters() []RequesterConfig {
 	}
 }
 
-// requester is a resolved RequesterConfig, with sets to look requests up in.
+// requester is a resolved RequesterConfig.
 type requester struct {
 	name        string
-	users       map[string]bool
-	groups      map[string]bool
-	saNamespace map[string]bool
 	enforcement Enforcement
+}
+
+// requesters are the resolved requester overrides, in order, with the users, groups and service
+// account namespaces of all of them, each to the index of the first override that names it: a
+// request is matched with one look-up of its user, not one per override (docs/performance.md).
+type requesters struct {
+	list                           []requester
+	byUser, byGroup, bySANamespace map[string]int
 }
 
 // serviceAccountPrefix starts the user name of every service account.
 const serviceAccountPrefix = "system:serviceaccount:"
 
-func (r *requester) matches(user string, groups []string) bool {
-	if r.users[user] {
-		return true
+// first returns the first override that matches a request of user and groups: one that lists the
+// user or one of the groups, or the namespace of the service account the user is. ok is false when
+// none does.
+func (rs *requesters) first(user string, groups []string) (r requester, ok bool) {
+	first, ok := rs.byUser[user]
+	if !ok {
+		first = len(rs.list)
 	}
-	for _, g := range groups {
-		if r.groups[g] {
-			return true
-		}
-	}
-	if len(r.saNamespace) > 0 {
-		if rest, ok := strings.CutPrefix(user, serviceAccountPrefix); ok {
-			if ns, name, ok := strings.Cut(rest, ":"); ok && name != "" && r.saNamespace[ns] {
-				return true
+	if len(rs.byGroup) > 0 {
+		for _, g := range groups {
+			if i, ok := rs.byGroup[g]; ok && i < first {
+				first = i
 			}
 		}
 	}
-	return false
+	if len(rs.bySANamespace) > 0 {
+		if rest, ok := strings.CutPrefix(user, serviceAccountPrefix); ok {
+			if ns, name, ok := strings.Cut(rest, ":"); ok && name != "" {
+				if i, ok := rs.bySANamespace[ns]; ok && i < first {
+					first = i
+				}
+			}
+		}
+	}
+	if first == len(rs.list) {
+		return requester{}, false
+	}
+	return rs.list[first], true
+}
+
+// addFirst maps key to i unless m already maps it: to an earlier override.
+func addFirst(m map[string]int, key string, i int) {
+	if _, ok := m[key]; !ok {
+		m[key] = i
+	}
 }
 
 // TypeConfig registers a KRI resource type.
@@ -473,9 +496,9 @@ func buildDisabled(rs []Rule) (map[Rule]bool, field.ErrorList) {
 }
 
 // buildRequesters checks the requester overrides and resolves them.
-func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
+func buildRequesters(rs []RequesterConfig) (requesters, field.ErrorList) {
 	var errs field.ErrorList
-	out := make([]*requester, 0, len(rs))
+	out := requesters{list: make([]requester, 0, len(rs)), byUser: map[string]int{}, byGroup: map[string]int{}, bySANamespace: map[string]int{}}
 	names := map[string]bool{}
 	for i, r := range rs {
 		p := field.NewPath("requesters").Index(i)
@@ -500,27 +523,26 @@ func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
 		if len(r.Users)+len(r.Groups)+len(r.ServiceAccountNamespaces) == 0 {
 			errs = append(errs, field.Required(p, "at least one of users, groups or serviceAccountNamespaces"))
 		}
-		res := &requester{name: r.Name, enforcement: r.Enforcement,
-			users: map[string]bool{}, groups: map[string]bool{}, saNamespace: map[string]bool{}}
+		at := len(out.list)
+		out.list = append(out.list, requester{name: r.Name, enforcement: r.Enforcement})
 		for j, u := range r.Users {
 			if u == "" {
 				errs = append(errs, field.Required(p.Child("users").Index(j), "a user name"))
 			}
-			res.users[u] = true
+			addFirst(out.byUser, u, at)
 		}
 		for j, g := range r.Groups {
 			if g == "" {
 				errs = append(errs, field.Required(p.Child("groups").Index(j), "a group name"))
 			}
-			res.groups[g] = true
+			addFirst(out.byGroup, g, at)
 		}
 		for j, ns := range r.ServiceAccountNamespaces {
 			for _, msg := range validation.IsDNS1123Label(ns) {
 				errs = append(errs, field.Invalid(p.Child("serviceAccountNamespaces").Index(j), ns, msg))
 			}
-			res.saNamespace[ns] = true
+			addFirst(out.bySANamespace, ns, at)
 		}
-		out = append(out, res)
 	}
 	return out, errs
 }
@@ -528,10 +550,8 @@ func buildRequesters(rs []RequesterConfig) ([]*requester, field.ErrorList) {
 // enforcementFor returns how a request of userInfo for kind g is enforced, and the name of the
 // requester override that decided it ("" for none).
 func (c *Config) enforcementFor(g *guard, user string, groups []string) (Enforcement, string) {
-	for _, r := range c.requesters {
-		if r.matches(user, groups) {
-			return r.enforcement, r.name
-		}
+	if r, ok := c.requesters.first(user, groups); ok {
+		return r.enforcement, r.name
 	}
 	return g.enforcement, ""
 }

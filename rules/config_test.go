@@ -243,6 +243,14 @@ func TestRequesters(t *testing.T) {
 			"argocd", nil, EnforcementDeny, ""},
 		{"first match wins", header + "requesters:\n- {name: a, groups: [g], enforcement: dryrun}\n- {name: b, users: [u], enforcement: warn}\n",
 			"u", []string{"g"}, EnforcementDryRun, "a"},
+		{"first match wins, by user", header + "requesters:\n- {name: a, users: [u], enforcement: dryrun}\n- {name: b, groups: [g], enforcement: warn}\n",
+			"u", []string{"g"}, EnforcementDryRun, "a"},
+		{"first match wins, among groups", header + "requesters:\n- {name: a, groups: [g2], enforcement: dryrun}\n- {name: b, groups: [g1], enforcement: warn}\n",
+			"u", []string{"g1", "g2"}, EnforcementDryRun, "a"},
+		{"first match wins, by service-account namespace", header + "requesters:\n- {name: a, serviceAccountNamespaces: [argocd], enforcement: dryrun}\n- {name: b, users: [\"system:serviceaccount:argocd:x\"], groups: [g], enforcement: warn}\n",
+			"system:serviceaccount:argocd:x", []string{"g"}, EnforcementDryRun, "a"},
+		{"a user listed by two overrides", header + "requesters:\n- {name: a, users: [u], enforcement: dryrun}\n- {name: b, users: [u], enforcement: warn}\n",
+			"u", nil, EnforcementDryRun, "a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

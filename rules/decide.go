@@ -164,7 +164,8 @@ func (d *Decision) Findings() []Finding {
 // own error when ctx is done before the decision is; the Decision then still says how the request
 // was enforced.
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
-	d, err := c.decide(ctx, r)
+	var d Decision
+	err := c.decide(ctx, &r, &d)
 	if len(c.disabled) > 0 {
 		// Only rules that never deny can be turned off: their findings are notes.
 		d.notes = slices.DeleteFunc(d.notes, func(fe *field.Error) bool { return c.disabled[Rule(fe.Origin)] })
@@ -172,29 +173,32 @@ func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
 	return d, err
 }
 
-func (c *Config) decide(ctx context.Context, r Request) (Decision, error) {
+// decide decides r into d, a zero Decision, which it fills in place, as the functions it hands r
+// to do: a Request and a Decision are a few hundred bytes each, too many to copy at every call of a
+// review's decision (docs/performance.md).
+func (c *Config) decide(ctx context.Context, r *Request, d *Decision) error {
 	c = c.forRelease(r.Release).forMode(r.Mode)
 	g, ok := c.guardFor(r.Kind)
 	// A kind routed to be judged only as removed, under a release that ships it.
 	removedElsewhere := !ok && removedByARelease(r.Kind)
 	if !ok && !removedElsewhere {
-		return Decision{}, nil
+		return nil
 	}
 	if removedElsewhere {
 		g = &guard{gk: r.Kind, enforcement: c.DefaultEnforcement}
 	}
-	d := Decision{Guarded: true, Release: c.release, Mode: c.Mode(), Outcome: Allowed, Allowed: true, Object: Object{Kind: r.Kind}}
+	d.Guarded, d.Release, d.Mode, d.Outcome, d.Allowed, d.Object.Kind = true, c.release, c.Mode(), Allowed, true, r.Kind
 	d.Enforcement, d.Override = c.enforcementFor(g, r.User, r.Groups)
 	switch {
 	case removedElsewhere:
 		// Nothing else of it is judged: no findings, no patch, no KRI.
-		return d, nil
+		return nil
 	case r.Universal:
 		return c.decideUniversal(ctx, g, r, d)
 	case r.Phase == Admit:
 		return c.admit(ctx, g, r, d)
 	case r.Operation != admissionv1.Create && r.Operation != admissionv1.Update:
-		return d, nil
+		return nil
 	case r.Phase == Mutate:
 		return c.mutate(g, r, d)
 	}
@@ -205,10 +209,10 @@ func (c *Config) decide(ctx context.Context, r Request) (Decision, error) {
 // problems the update introduces count: a problem is pre-existing, and let through with a warning,
 // when the old object had a problem of the same type at the same field and holds the same value
 // there (ratchet), so that objects admitted before the webhook existed can still be changed.
-func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision) error {
 	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
 	if err != nil {
-		return d, err
+		return err
 	}
 	d.Object = objectOf(g.gk, obj)
 	w := &refWalk{ctx: ctx, limit: -1, keepLimit: -1}
@@ -221,14 +225,14 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	var old *admitted
 	if r.Operation == admissionv1.Update {
 		if old, err = decodeObject(runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec); err != nil {
-			return d, err
+			return err
 		}
 		sections, _ := old.refSpecs()
 		w.setOld(sections)
 	}
-	kri, valid, before, after, notes := c.checkFor(g, obj, w, &r)
+	kri, valid, before, after, notes := c.checkFor(g, obj, w, r)
 	if w.err != nil {
-		return d, w.err
+		return w.err
 	}
 	// References by name or of a removed kind reach the webhook only where the API server still
 	// serves CRDs of an earlier release (docs/releases.md, "targetRef and backendRef forms").
@@ -239,7 +243,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	if old != nil {
 		// The problems of spec's target references were compared with the old object's by the
 		// walk; the others are compared here.
-		oldReq := r
+		oldReq := *r
 		oldReq.Object = r.OldObject
 		_, _, oldBefore, oldAfter, _ := c.checkFor(g, old, nil, &oldReq)
 		oldErrs := slices.Concat(oldBefore, oldAfter)
@@ -254,7 +258,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 	}
 	if r.Peers != nil {
 		var clashes field.ErrorList
-		clashes, notes = c.acrossAdmitted(ctx, g.gk, &r, obj, nil, notes)
+		clashes, notes = c.acrossAdmitted(ctx, g.gk, r, obj, nil, notes)
 		// An update that keeps what clashes keeps the clash.
 		if old != nil && sameSNI(obj, old) {
 			kept = append(kept, clashes...)
@@ -262,19 +266,20 @@ func (c *Config) validate(ctx context.Context, g *guard, r Request, d Decision) 
 			errs = append(errs, clashes...)
 		}
 	}
-	return d.with(g, kri, valid, errs, kept, notes), nil
+	d.set(g, kri, valid, errs, kept, notes)
+	return nil
 }
 
 // mutate decides r as the mutating webhook does. Requests for subresources are not patched: the
 // API server keeps only the subresource's part of the object (status, scale), so a metadata patch
 // would be dropped.
-func (c *Config) mutate(g *guard, r Request, d Decision) (Decision, error) {
+func (c *Config) mutate(g *guard, r *Request, d *Decision) error {
 	if r.SubResource != "" {
-		return d, nil
+		return nil
 	}
 	obj, err := decodeObjectRefs(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec, false)
 	if err != nil {
-		return d, err
+		return err
 	}
 	d.Object = objectOf(g.gk, obj)
 	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create, r.RecordKRI != RecordKRIOff); len(d.Patch) > 0 {
@@ -283,15 +288,15 @@ func (c *Config) mutate(g *guard, r Request, d Decision) (Decision, error) {
 			d.Outcome = DryRun
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // admit decides r.Object as the two webhooks decide its CREATE: first the mutator's patch (so that
 // a generateName object is judged under the name it gets), then the validator's checks.
-func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+func (c *Config) admit(ctx context.Context, g *guard, r *Request, d *Decision) error {
 	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
 	if err != nil {
-		return d, err
+		return err
 	}
 	d.decoded = obj
 	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
@@ -299,7 +304,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 		if patched, ok := patchMetadata(obj, d.Patch); ok {
 			obj = patched
 		} else if obj, err = applyPatch(r.Object, d.Patch, g.gk, g.wholeSpec); err != nil {
-			return d, err
+			return err
 		}
 	}
 	d.Object = objectOf(g.gk, obj)
@@ -316,16 +321,17 @@ func (c *Config) admit(ctx context.Context, g *guard, r Request, d Decision) (De
 		subject = &cp
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
-	kri, valid, before, after, notes := c.checkFor(g, subject, w, &r)
+	kri, valid, before, after, notes := c.checkFor(g, subject, w, r)
 	if w.err != nil {
-		return d, w.err
+		return w.err
 	}
 	refErrs, refNotes := c.refsFor(g, subject)
-	return d.with(g, kri, valid, slices.Concat(before, w.errs, refErrs, after), nil, slices.Concat(notes, refNotes)), nil
+	d.set(g, kri, valid, slices.Concat(before, w.errs, refErrs, after), nil, slices.Concat(notes, refNotes))
+	return nil
 }
 
-// with returns d with the findings of a check, bounded, and the outcome they lead to.
-func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) Decision {
+// set sets the findings of a check in d, bounded, and the outcome they lead to.
+func (d *Decision) set(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) {
 	// A kind the release removed has no KRI there: its check leaves the KRI empty.
 	if g.kri && kri.Type != "" {
 		d.kri, d.hasKRI, d.KRIValid = kri, true, valid
@@ -335,7 +341,7 @@ func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes f
 		d.kept, d.notes = boundValues(kept), boundValues(notes)
 	}
 	if len(errs) == 0 {
-		return d
+		return
 	}
 	switch d.Enforcement {
 	case EnforcementWarn:
@@ -345,5 +351,4 @@ func (d Decision) with(g *guard, kri naming.KRI, valid bool, errs, kept, notes f
 	default:
 		d.Outcome, d.Allowed = Denied, false
 	}
-	return d
 }

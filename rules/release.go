@@ -41,6 +41,9 @@ func (c *Config) forRelease(rel naming.Release) *Config {
 	if rel == (naming.Release{}) {
 		rel = c.configured
 	}
+	if rel == c.release {
+		return c
+	}
 	if rc, ok := c.byRelease[rel.String()]; ok {
 		return rc
 	}

@@ -107,17 +107,18 @@ func decodeUniversalTop(raw []byte, holds *specScan) (u universalResource, ok bo
 // Kubernetes objects of the same kind are held to that are not about Kubernetes: section names of
 // target references, SNIs, MeshProxyPatch names, the release's RFC 1035 names and label-only
 // references, and the labels the release overwrites.
-func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Decision) (Decision, error) {
+func (c *Config) decideUniversal(ctx context.Context, g *guard, r *Request, d *Decision) error {
 	u, err := decodeUniversal(r.Object, g.gk.Kind)
 	if err != nil {
-		return d, err
+		return err
 	}
 	d.universal = u
 	d.Object = Object{Kind: g.gk, Name: u.Name, Mesh: u.Mesh}
 	rel := c.release
 	if note, removed := rel.Removed(u.Type); removed {
 		e := field.Invalid(field.NewPath("type"), u.Type, fmt.Sprintf("removed in Kuma %s: %s", rel, note))
-		return d.with(g, naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil), nil
+		d.set(g, naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil)
+		return nil
 	}
 	nu := naming.Universal{Type: u.Type, Mesh: u.Mesh, Name: u.Name, Labels: u.Labels}
 	kri, errs := rel.ForUniversal(nu)
@@ -149,7 +150,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 	if sections, _ := obj.refSpecs(); sections != nil {
 		w.walkSpec(sections)
 		if w.err != nil {
-			return d, w.err
+			return w.err
 		}
 	}
 	var after, notes field.ErrorList
@@ -173,7 +174,8 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r Request, d Dec
 		kobj, ckri := universalSent(rel, obj, nu, kri, r.Zone)
 		errs, notes = c.kdsFindings(g, kobj, ckri, true, errs, notes)
 	}
-	return d.with(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes), nil
+	d.set(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes)
+	return nil
 }
 
 // universalOverwritten notes a kuma.io/display-name label other than name when rel's control plane

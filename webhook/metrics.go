@@ -1,7 +1,10 @@
 package webhook
 
 import (
+	"maps"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -55,7 +58,7 @@ func count(kind string, op admissionv1.Operation, decision string, e rules.Enfor
 
 // countDecision counts a decision of the rules: the rules say which override applied, the
 // transport counts it.
-func countDecision(d rules.Decision, op admissionv1.Operation, decision string) {
+func countDecision(d *rules.Decision, op admissionv1.Operation, decision string) {
 	countOverride(d.Object.Kind.Kind, op, decision, d.Enforcement, overrideLabel(d), d.Release.String(), modeLabel(d.Mode))
 }
 
@@ -69,7 +72,7 @@ func modeLabel(m rules.Mode) string {
 }
 
 // overrideLabel is the override label of d: the requester override that applied, or noOverride.
-func overrideLabel(d rules.Decision) string {
+func overrideLabel(d *rules.Decision) string {
 	if d.Override == "" {
 		return noOverride
 	}
@@ -97,27 +100,51 @@ func countOverride(kind string, op admissionv1.Operation, decision string, e rul
 // decisionLabels are the label values of one series of decisions.
 type decisionLabels struct{ kind, operation, decision, enforcement, override, release, mode string }
 
-// decisionCounters holds the series of decisions by their labels: a look-up in it costs a tenth
-// of WithLabelValues, which validates and hashes every value (docs/performance.md). It grows as
-// the label set does, which stays bounded (countOverride).
-var decisionCounters struct {
-	sync.RWMutex
-	m map[decisionLabels]prometheus.Counter
+// decisionSeries is one series of decisions and its labels.
+type decisionSeries struct {
+	labels  decisionLabels
+	counter prometheus.Counter
 }
 
+// decisionCounters holds the series of decisions by kind: a review's look-up hashes the kind alone
+// and compares the other labels with the few series of its kind, a small part of WithLabelValues,
+// which validates and hashes all seven (docs/performance.md). A series added replaces the map with
+// a copy that holds it, under decisionCountersMu, so that reviews read it without a lock. It grows
+// as the label set does, which stays bounded (countOverride).
+var (
+	decisionCounters   atomic.Pointer[map[string][]decisionSeries]
+	decisionCountersMu sync.Mutex
+)
+
 func decisionCounter(l decisionLabels) prometheus.Counter {
-	decisionCounters.RLock()
-	c, ok := decisionCounters.m[l]
-	decisionCounters.RUnlock()
-	if ok {
+	if c := lookupDecisionCounter(decisionCounters.Load(), &l); c != nil {
 		return c
 	}
-	c = decisions.WithLabelValues(l.kind, l.operation, l.decision, l.enforcement, l.override, l.release, l.mode)
-	decisionCounters.Lock()
-	if decisionCounters.m == nil {
-		decisionCounters.m = map[decisionLabels]prometheus.Counter{}
+	decisionCountersMu.Lock()
+	defer decisionCountersMu.Unlock()
+	m := decisionCounters.Load()
+	if c := lookupDecisionCounter(m, &l); c != nil {
+		return c
 	}
-	decisionCounters.m[l] = c
-	decisionCounters.Unlock()
+	next := map[string][]decisionSeries{}
+	if m != nil {
+		next = maps.Clone(*m)
+	}
+	c := decisions.WithLabelValues(l.kind, l.operation, l.decision, l.enforcement, l.override, l.release, l.mode)
+	next[l.kind] = append(slices.Clip(next[l.kind]), decisionSeries{labels: l, counter: c})
+	decisionCounters.Store(&next)
 	return c
+}
+
+// lookupDecisionCounter returns the counter of the series of m labelled l, nil when there is none.
+func lookupDecisionCounter(m *map[string][]decisionSeries, l *decisionLabels) prometheus.Counter {
+	if m == nil {
+		return nil
+	}
+	for _, s := range (*m)[l.kind] {
+		if s.labels == *l {
+			return s.counter
+		}
+	}
+	return nil
 }

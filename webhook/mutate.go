@@ -61,24 +61,24 @@ func (m *Mutator) WithRecordKRI(record rules.RecordKRI) *Mutator {
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, m.cfg, req, rules.Mutate, nil, m.release.get(), "", m.record)
-	if done != nil {
+	var d rules.Decision
+	if done := decide(ctx, &d, m.cfg, &req, rules.Mutate, nil, m.release.get(), "", m.record); done != nil {
 		return *done
 	}
 	switch d.Outcome { // the logger looked up only for a line written, as Validator.Handle does
 	case rules.DryRun:
-		countDecision(d, req.Operation, decisionDryRun)
-		logf.FromContext(ctx).Info("would patch", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "patch", d.Patch,
-			"override", overrideLabel(d))
+		countDecision(&d, req.Operation, decisionDryRun)
+		logf.FromContext(ctx).Info("would patch", "kind", d.Object.Kind.String(), "objectName", objectName(&d.Object, &req), "patch", d.Patch,
+			"override", overrideLabel(&d))
 		return admission.Allowed("")
 	case rules.Mutated:
-		countDecision(d, req.Operation, decisionMutated)
+		countDecision(&d, req.Operation, decisionMutated)
 		if log := logf.FromContext(ctx).V(1); log.Enabled() { // its values are built only for a line written
-			log.Info("patched", "kind", d.Object.Kind.String(), "objectName", objectName(d.Object, req), "operations", len(d.Patch),
-				"override", overrideLabel(d))
+			log.Info("patched", "kind", d.Object.Kind.String(), "objectName", objectName(&d.Object, &req), "operations", len(d.Patch),
+				"override", overrideLabel(&d))
 		}
 		return admission.Patched("", d.Patch...)
 	}
-	countDecision(d, req.Operation, decisionAllowed)
+	countDecision(&d, req.Operation, decisionAllowed)
 	return admission.Allowed("")
 }

@@ -84,11 +84,11 @@ func (f ReleaseFunc) get() naming.Release {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	d, done := decide(ctx, v.cfg, req, rules.Validate, v.peers, v.release.get(), v.mode.get(), "")
-	if done != nil {
+	var d rules.Decision
+	if done := decide(ctx, &d, v.cfg, &req, rules.Validate, v.peers, v.release.get(), v.mode.get(), ""); done != nil {
 		return *done
 	}
-	name := rules.BoundValue(objectName(d.Object, req))
+	name := rules.BoundValue(objectName(&d.Object, &req))
 	gk := d.Object.Kind
 	var warnings boundedWarnings
 	for _, fe := range d.PreExisting() {
@@ -109,39 +109,41 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		for _, fe := range errs {
 			warnings.add(gk, name, fe, prefix)
 		}
-		countDecision(d, req.Operation, decisionWarned)
+		countDecision(&d, req.Operation, decisionWarned)
 		logf.FromContext(ctx).Info("warned", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return admission.Allowed("").WithWarnings(warnings.bounded()...)
 	case rules.DryRun:
-		countDecision(d, req.Operation, decisionDryRun)
+		countDecision(&d, req.Operation, decisionDryRun)
 		logf.FromContext(ctx).Info("would deny", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return admission.Allowed("")
 	case rules.Denied:
-		countDecision(d, req.Operation, decisionDenied)
+		countDecision(&d, req.Operation, decisionDenied)
 		logf.FromContext(ctx).Info("denied", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return invalid(gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
-	countDecision(d, req.Operation, decisionAllowed)
+	countDecision(&d, req.Operation, decisionAllowed)
 	return admission.Allowed("").WithWarnings(warnings.bounded()...)
 }
 
-// decide asks the rules for the decision on req and answers what needs no look at the decision's
-// findings: requests without a body, unguarded kinds, objects that cannot be decoded, requests
-// whose deadline passed and operations other than CREATE and UPDATE. It returns the decision, or
-// the final response.
-func decide(ctx context.Context, c *rules.Config, req admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) (rules.Decision, *admission.Response) {
+// decide asks the rules for the decision on req, into d, and answers what needs no look at the
+// decision's findings: requests without a body, unguarded kinds, objects that cannot be decoded,
+// requests whose deadline passed and operations other than CREATE and UPDATE. It returns the final
+// response, or nil when the decision's findings make it. req and d are pointers: both are a few
+// hundred bytes (docs/performance.md).
+func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) *admission.Response {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
-		return rules.Decision{}, &r
+		return &r
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
 	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
 	// others are counted. The walk of spec stops when the request's deadline passes.
-	d, err := c.Decide(ctx, rules.Request{
+	var err error
+	*d, err = c.Decide(ctx, rules.Request{
 		Phase:       phase,
 		Kind:        gk,
 		Operation:   req.Operation,
@@ -166,23 +168,23 @@ func decide(ctx context.Context, c *rules.Config, req admission.Request, phase r
 		r := admission.Allowed("").WithWarnings(fmt.Sprintf(
 			"kriguard does not guard %s: the webhook configuration's rules and the kriguard configuration disagree",
 			gk.String()))
-		return d, &r
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return &r
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 		countDecision(d, req.Operation, decisionError)
 		logf.FromContext(ctx).Info("deadline passed during the decision", "kind", gk.String(), "error", err.Error())
 		r := deadlinePassed(err)
-		return d, &r
+		return &r
 	case err != nil:
 		countDecision(d, req.Operation, decisionError)
 		logf.FromContext(ctx).Info("bad request", "error", err.Error())
 		r := admission.Errored(http.StatusBadRequest, err)
-		return d, &r
+		return &r
 	case req.Operation != admissionv1.Create && req.Operation != admissionv1.Update:
 		countDecision(d, req.Operation, decisionAllowed)
 		r := admission.Allowed("")
-		return d, &r
+		return &r
 	}
-	return d, nil
+	return nil
 }
 
 func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {
@@ -212,7 +214,7 @@ func deadlinePassed(err error) admission.Response {
 }
 
 // objectName is the name to report: the object's, else the request's, else its generateName.
-func objectName(o rules.Object, req admission.Request) string {
+func objectName(o *rules.Object, req *admission.Request) string {
 	if o.Name != "" {
 		return o.Name
 	}
@@ -222,4 +224,4 @@ func objectName(o rules.Object, req admission.Request) string {
 	return o.GenerateName
 }
 
-func isDryRun(req admission.Request) bool { return req.DryRun != nil && *req.DryRun }
+func isDryRun(req *admission.Request) bool { return req.DryRun != nil && *req.DryRun }
