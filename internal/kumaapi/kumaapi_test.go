@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -295,5 +296,35 @@ func TestNewOptionError(t *testing.T) {
 		if !errors.As(err, &oe) || oe.Field != tc.field {
 			t.Errorf("%+v: %v, want an OptionError of %s", tc.o, err, tc.field)
 		}
+	}
+}
+
+// TestListPagesWhole: ListPages hands over each page whole, in order, and stops at fn's error,
+// with the pages fn took before it counted; the page it was fetching meanwhile is dropped.
+func TestListPagesWhole(t *testing.T) {
+	s := pager(t, 12, nil)
+	c, err := New(Options{URL: s.URL, PageSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := ResourceType{Name: "MeshTimeout", Path: "meshtimeouts"}
+	var sizes []int
+	n, err := c.ListPages(context.Background(), typ, func(items [][]byte) error {
+		sizes = append(sizes, len(items))
+		return nil
+	})
+	if err != nil || n != 12 || !slices.Equal(sizes, []int{5, 5, 2}) {
+		t.Errorf("listed %d in pages of %v, error %v; want 12 in pages of [5 5 2]", n, sizes, err)
+	}
+	stop := errors.New("stop")
+	pages := 0
+	n, err = c.ListPages(context.Background(), typ, func(items [][]byte) error {
+		if pages++; pages == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 5 || pages != 2 {
+		t.Errorf("after fn's error on the second page: %d listed, %d pages, error %v; want 5, 2, stop", n, pages, err)
 	}
 }
