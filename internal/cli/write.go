@@ -151,7 +151,9 @@ func (a *app) formatWriter(kind writerKind, command, format string, s sink) resu
 		if kind == envoyResults {
 			return newJSONWriter(s, envoyJSON)
 		}
-		return newJSONWriter(s, objectJSON)
+		w := newJSONWriter(s, objectJSON)
+		w.appendElement = appendObjectJSON
+		return w
 	}
 	return &textWriter{w: s, envoy: kind == envoyResults}
 }
@@ -444,9 +446,13 @@ func envoyJSON(r *Result) any {
 type jsonWriter struct {
 	w       sink
 	element func(*Result) any
-	n       int
-	buf     bytes.Buffer
-	enc     *json.Encoder
+	// appendElement, when set, appends what encoding element(r) would, without reflection.
+	appendElement func([]byte, *Result) []byte
+	n             int
+	buf           bytes.Buffer
+	enc           *json.Encoder
+	// line is the element appendElement wrote last, kept for its capacity.
+	line []byte
 }
 
 // newJSONWriter starts an array on w: an interrupted run prints "[]" when it decided nothing.
@@ -455,7 +461,22 @@ func newJSONWriter(w sink, element func(*Result) any) *jsonWriter {
 	return &jsonWriter{w: w, element: element}
 }
 
-func (j *jsonWriter) write(r Result) error { return j.encode(j.element(&r)) }
+func (j *jsonWriter) write(r Result) error {
+	if j.appendElement == nil {
+		return j.encode(j.element(&r))
+	}
+	sep := ",\n"
+	if j.n == 0 {
+		sep = "[\n"
+		// An interrupted run still prints a JSON array of what it decided.
+		j.w.setTrailer("\n]\n")
+	}
+	j.n++
+	j.line = j.appendElement(append(j.line[:0], sep...), &r)
+	// One write per element: an interrupted run never prints half of one.
+	_, err := j.w.Write(j.line)
+	return err
+}
 
 func (j *jsonWriter) encode(v any) error {
 	if j.enc == nil {
