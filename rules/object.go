@@ -5,6 +5,8 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -283,7 +285,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 			var v []byte
 			var ok bool
 			if refs {
-				v, ok = s.ValueStrings(holds.str)
+				v, ok = s.ValueStrings(specStrings, holds.str)
 			} else {
 				v, ok = s.Value()
 			}
@@ -345,45 +347,57 @@ func knownString(in []byte) (string, bool) {
 // refSpecs says of it, without a pass of its own. Its sections are narrower than specHolds': spec
 // only when a sectionName member holds a value that may be a problem of refWalk's (neither null
 // nor a string that is a valid section name, wherever the member is), since the walk finds none
-// else; its refs are specHolds' (FuzzSpecScan holds both to specHolds and the checks). A string
-// with an escape may spell anything: spec is then returned for both.
+// else; its refs are specHolds' (TestDecideSameAsBefore and FuzzDecideSameAsBefore hold the
+// decisions to specHolds'). A string with an escape may spell anything: spec is then returned for
+// both.
 type specScan struct {
-	s *jsonscan.Scanner
-	// section says that the string passed next is the value of a sectionName key.
-	section                                bool
+	s                                      *jsonscan.Scanner
 	sectionProblem, refKey, byName, escape bool
 }
 
+// specStrings are the strings specScan.str compares: the scanner passes it no others (but for
+// strings with an escape), most strings of a spec.
+var specStrings = func() *jsonscan.Strings {
+	t := &jsonscan.Strings{}
+	for _, s := range append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...) {
+		t.Add(s)
+	}
+	return t
+}()
+
+// removedRefKindList is removedRefKinds as a list.
+var removedRefKindList = slices.Sorted(maps.Keys(removedRefKinds))
+
 func (h *specScan) str(lit []byte, key bool) bool {
 	if h.s.Escaped() {
-		h.escape, h.section = true, false
+		h.escape = true
 		return true
 	}
-	s := lit[1 : len(lit)-1]
-	if h.section {
-		h.section = false
-		if !naming.FieldSection.Valid(string(s)) {
-			h.sectionProblem = true
-		}
-	}
-	switch string(s) {
+	switch s := lit[1 : len(lit)-1]; string(s) {
 	case "sectionName":
-		if key {
-			switch c, _ := h.s.Peek(); c {
-			case '"':
-				h.section = true
-			case 'n': // null, or not JSON, which decodePartial refuses
-			default:
+		if !key {
+			break
+		}
+		switch c, _ := h.s.Peek(); c {
+		case '"':
+			// The value is passed next; with an escape, it sets escape then.
+			v, ok := h.s.StringAhead()
+			if ok && bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
 				h.sectionProblem = true
 			}
+		case 'n': // null, or not JSON, which decodePartial refuses
+		default:
+			h.sectionProblem = true
 		}
 	case "targetRef", "backendRefs", "backendRef":
 		h.refKey = true
 	case "name", "namespace":
 		h.byName = true
 	default:
-		if len(s) > 0 && 'A' <= s[0] && s[0] <= 'Z' && removedRefKinds[string(s)] {
-			h.byName = true
+		for _, k := range removedRefKindList { // three: a map's look-up costs more
+			if string(s) == k {
+				h.byName = true
+			}
 		}
 	}
 	return true

@@ -91,7 +91,7 @@ func decodeUniversalTop(raw []byte, holds *specScan) (u universalResource, ok bo
 			return once(8) && ok
 		case "spec":
 			var v []byte
-			v, ok = s.ValueStrings(holds.str)
+			v, ok = s.ValueStrings(specStrings, holds.str)
 			u.Spec = span(v)
 			return once(16) && ok
 		}

@@ -10,6 +10,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -201,6 +202,21 @@ func plainRun8(w uint64) int {
 	return bits.TrailingZeros64(((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&tops) >> 3
 }
 
+// StringAhead passes white space and returns the literal of the string after it, quotes included,
+// which it does not pass: the next call of any method reads the string again. Escaped is left as
+// it was.
+func (s *Scanner) StringAhead() ([]byte, bool) {
+	s.space()
+	start, escaped := s.i, s.escaped
+	if !s.isQuote() || !s.str() {
+		s.i, s.escaped = start, escaped
+		return nil, false
+	}
+	lit := s.data[start:s.i]
+	s.i, s.escaped = start, escaped
+	return lit, true
+}
+
 // isQuote reports whether data[s.i] is a quote.
 func (s *Scanner) isQuote() bool { return s.i < len(s.data) && s.data[s.i] == '"' }
 
@@ -349,18 +365,40 @@ func (s *Scanner) close() {
 
 // Value passes white space and the value after it, of any depth up to MaxDepth, and returns the
 // bytes it spans. It reads nested values in a loop, not by recursion: a deep value costs no stack.
-func (s *Scanner) Value() ([]byte, bool) { return s.value(nil) }
+func (s *Scanner) Value() ([]byte, bool) { return s.value(nil, nil) }
 
-// ValueStrings is Value calling str with the literal of each string of the value, quotes
-// included, in order: each key (key set) once the colon after it is passed, so that Peek shows the
-// first byte of its value, and each string value. Escaped tells whether the literal holds an
-// escape. It reports false when str does. A reader that needs a few strings of a value it passes
-// finds them in the same pass (rules.decodePartial reads spec so).
-func (s *Scanner) ValueStrings(str func(lit []byte, key bool) bool) ([]byte, bool) {
-	return s.value(str)
+// ValueStrings is Value calling str with the literal of each string of the value that may be one
+// of want (every string when want is nil), quotes included, in order: each key (key set) once the
+// colon after it is passed, so that Peek shows the first byte of its value, and each string value.
+// Escaped tells whether the literal holds an escape; a literal with one may spell any string, and
+// is passed to str whatever want holds. It reports false when str does. A reader that needs a few
+// strings of a value it passes finds them in the same pass (rules.decodePartial reads spec so).
+func (s *Scanner) ValueStrings(want *Strings, str func(lit []byte, key bool) bool) ([]byte, bool) {
+	return s.value(want, str)
 }
 
-func (s *Scanner) value(each func(lit []byte, key bool) bool) ([]byte, bool) {
+// Strings is a set of strings for ValueStrings, by their first byte and length: bit n of
+// Strings[c] is set for the strings of n bytes that start with c. It holds more strings than
+// were added (those of the same first byte and length), never fewer: the reader compares the
+// strings it is passed. Filtering so costs a look-up, where a call for every string costs the call.
+type Strings [256]uint64
+
+// Add adds s, which must not be empty and must be shorter than 64 bytes.
+func (t *Strings) Add(s string) {
+	if len(s) == 0 || len(s) >= 64 {
+		panic(fmt.Sprintf("jsonscan: %q cannot be in a Strings", s))
+	}
+	t[s[0]] |= 1 << len(s)
+}
+
+// may reports whether lit, a string literal without escapes, may be in t.
+func (t *Strings) may(lit []byte) bool {
+	n := len(lit) - 2
+	// Of the empty string, lit[1] is the closing quote, and Add never sets bit 0.
+	return t == nil || n < 64 && t[lit[1]]&(1<<n) != 0
+}
+
+func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]byte, bool) {
 	s.space()
 	start, base := s.i, s.depth
 	key := false // a key comes first, before the value
@@ -381,7 +419,7 @@ func (s *Scanner) value(each func(lit []byte, key bool) bool) ([]byte, bool) {
 				return nil, false
 			}
 			s.space()
-			if each != nil && !each(s.data[k:end], true) {
+			if each != nil && (s.escaped || want.may(s.data[k:end])) && !each(s.data[k:end], true) {
 				return nil, false
 			}
 		}
@@ -399,7 +437,7 @@ func (s *Scanner) value(each func(lit []byte, key bool) bool) ([]byte, bool) {
 				return nil, false
 			}
 			s.values++
-			if each != nil && !each(s.data[v:s.i], false) {
+			if each != nil && (s.escaped || want.may(s.data[v:s.i])) && !each(s.data[v:s.i], false) {
 				return nil, false
 			}
 		case '{', '[':

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -232,7 +233,7 @@ func FuzzValueStrings(f *testing.F) {
 		want, wantOK := plain.Value()
 		var lits []string
 		badPeek := false
-		got, ok := each.ValueStrings(func(lit []byte, key bool) bool {
+		got, ok := each.ValueStrings(nil, func(lit []byte, key bool) bool {
 			if key {
 				// Peek shows the first byte of the key's value.
 				if c, ok := each.Peek(); !ok || strings.IndexByte(`"{[tfn-0123456789`, c) < 0 {
@@ -247,6 +248,34 @@ func FuzzValueStrings(f *testing.F) {
 		})
 		if ok != wantOK || string(got) != string(want) || each.Pos() != plain.Pos() && ok {
 			t.Fatalf("ValueStrings(%q) = %q, %v; Value %q, %v", data, got, ok, want, wantOK)
+		}
+		// With a set of every other string passed (and what shares its first byte and
+		// length), it passes those and the strings with an escape, in the same order.
+		var set Strings
+		var wantLits []string
+		for i, lit := range lits {
+			in := lit[1 : len(lit)-1]
+			if i%2 == 0 && len(in) > 0 && len(in) < 64 {
+				set.Add(in)
+			}
+		}
+		for _, lit := range lits {
+			in := lit[1 : len(lit)-1]
+			if strings.Contains(lit, `\`) || len(in) > 0 && len(in) < 64 && set[in[0]]&(1<<len(in)) != 0 {
+				wantLits = append(wantLits, lit)
+			}
+		}
+		var filtered Scanner
+		filtered.Reset(data)
+		var gotLits []string
+		if got, ok := filtered.ValueStrings(&set, func(lit []byte, key bool) bool {
+			gotLits = append(gotLits, string(lit))
+			return true
+		}); ok != wantOK || string(got) != string(want) {
+			t.Fatalf("ValueStrings(%q) with a set = %q, %v; Value %q, %v", data, got, ok, want, wantOK)
+		}
+		if ok && !slices.Equal(gotLits, wantLits) {
+			t.Fatalf("ValueStrings(%q) with a set passed %q, want %q", data, gotLits, wantLits)
 		}
 		if !ok || !json.Valid(want) {
 			return
