@@ -24,8 +24,12 @@ import (
 type admitted struct {
 	name, generateName, namespace string
 	// mesh is the top-level mesh field of Kuma's legacy kinds (Dataplane, Mesh, …), "" when absent.
-	mesh                string
-	labels, annotations map[string]string
+	mesh   string
+	labels map[string]string
+	// annotations are the annotations the rules read (readAnnotations), nil when there is none of
+	// them: the others, often large (kubectl's last-applied-configuration holds the whole object),
+	// are not decoded.
+	annotations map[string]string
 	// hasLabels and hasAnnotations say whether metadata holds that map, even empty: a patch then
 	// adds one member rather than the whole map.
 	hasLabels, hasAnnotations bool
@@ -117,6 +121,10 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 	}
 	if o.annotations, o.hasAnnotations, err = unstructured.NestedStringMap(u.Object, "metadata", "annotations"); err != nil {
 		return nil, fmt.Errorf("decoding %s: metadata.annotations: %w", what, err)
+	}
+	maps.DeleteFunc(o.annotations, func(k, _ string) bool { return !slices.Contains(readAnnotations, k) })
+	if len(o.annotations) == 0 {
+		o.annotations = nil
 	}
 	for _, f := range []struct {
 		name string
@@ -508,7 +516,7 @@ func metadata(s *jsonscan.Scanner, o *admitted) bool {
 			o.hasLabels = true
 			return once(8) && ok
 		case "annotations":
-			o.annotations, ok = metaMap(s)
+			o.annotations, ok = annotations(s)
 			o.hasAnnotations = true
 			return once(16) && ok
 		}
@@ -536,6 +544,59 @@ func metaMap(s *jsonscan.Scanner) (map[string]string, bool) {
 		m[k] = v
 		return true
 	})
+}
+
+// readAnnotations are the annotations the rules read, the only ones admitted keeps.
+var readAnnotations = []string{naming.AnnotationDisplayName, naming.AnnotationKRI}
+
+// annotations reads metadata.annotations as metaMap reads a map, but decodes only the values of
+// readAnnotations (nil when there is none of them): every other value is checked to be a string
+// and passed.
+func annotations(s *jsonscan.Scanner) (map[string]string, bool) {
+	if c, _ := s.Peek(); c != '{' {
+		return nil, false
+	}
+	var m map[string]string
+	ok := s.Object(true, func(key []byte) bool {
+		k := readAnnotation(key[1 : len(key)-1])
+		if s.Escaped() {
+			k = readAnnotation(unescapedKey(key))
+		}
+		if c, _ := s.Peek(); c != '"' {
+			return false
+		}
+		if k == "" {
+			_, ok := s.Value()
+			return ok
+		}
+		v, ok := s.String()
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = v
+		return ok
+	})
+	return m, ok
+}
+
+// unescapedKey decodes the literal of a key with an escape, which the scanner passed (nil: it does
+// not decode).
+func unescapedKey(lit []byte) []byte {
+	var k string
+	if stdjson.Unmarshal(lit, &k) != nil {
+		return nil
+	}
+	return []byte(k)
+}
+
+// readAnnotation returns the annotation of readAnnotations that key spells, or "".
+func readAnnotation(key []byte) string {
+	for _, a := range readAnnotations {
+		if string(key) == a {
+			return a
+		}
+	}
+	return ""
 }
 
 // specMap returns spec as a map, nil when it was not decoded or is not one.

@@ -86,6 +86,12 @@ var decodeCases = []struct {
 	{"sectionName ending a key", fastHead + `"metadata":{},"spec":{"a\"sectionName":"Bad_","targetRef":{"sectionName" : "http"}}}`, true},
 	{"escaped section", fastHead + `"metadata":{},"spec":{"targetRef":{"sectionName":"a\/b"}}}`, true},
 	{"empty and null sections", fastHead + `"metadata":{},"spec":{"targetRef":{"sectionName":""},"backendRefs":[{"sectionName":null}]}}`, true},
+	{"annotations not read", fastHead + `"metadata":{"annotations":{"a":"b\"c","kuma.io/display-name":"d","e":"\u00e9"}}}`, true},
+	{"escaped read annotation", fastHead + `"metadata":{"annotations":{"kriguard.io\/kri":"x","kriguard.io/kri":"y","kuma.io\/display-name":"z"}}}`, true},
+	{"only annotations not read", fastHead + `"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"a\":1}\n"}}}`, true},
+	{"number annotation", fastHead + `"metadata":{"annotations":{"a":1}}}`, false},
+	{"null annotation", fastHead + `"metadata":{"annotations":{"a":null}}}`, false},
+	{"bad annotation escape", fastHead + `"metadata":{"annotations":{"a":"\x"}}}`, false},
 	{"not an object", `[1]`, false},
 	{"null", `null`, false},
 }
