@@ -67,7 +67,7 @@ func (o *EnvoyNameOptions) registry() *Registry {
 	if o.Registry != nil {
 		return o.Registry
 	}
-	return defaultRegistry
+	return defaultRegistry()
 }
 
 func (o *EnvoyNameOptions) prefixes() []string {

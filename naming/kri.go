@@ -58,10 +58,10 @@ func (k KRI) String() string {
 }
 
 // Validate checks k against the KRI rules (docs/kri.md) and the DefaultRegistry.
-func (k KRI) Validate() error { return defaultRegistry.Validate(k) }
+func (k KRI) Validate() error { return defaultRegistry().Validate(k) }
 
 // Parse reads a KRI strictly, with the DefaultRegistry: see Registry.Parse.
-func Parse(s string) (KRI, error) { return defaultRegistry.Parse(s) }
+func Parse(s string) (KRI, error) { return defaultRegistry().Parse(s) }
 
 // ParseError reports every problem found in a KRI, each at the path of its field
 // ("kri.mesh", "kri.name", …).

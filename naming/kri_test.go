@@ -201,7 +201,7 @@ func TestValidateBuiltInCode(t *testing.T) {
 }
 
 func TestRegistryScopesParse(t *testing.T) {
-	r := defaultRegistry.Clone()
+	r := defaultRegistry().Clone()
 	if _, err := r.Parse("kri_mw_m___n_"); err == nil {
 		t.Fatal("unknown type accepted before registration")
 	}

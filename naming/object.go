@@ -86,7 +86,7 @@ func AnnotationPath(key string) *field.Path { return annotationsPath.Key(key) }
 // ForObject builds the KRI of obj, a Kubernetes object of the given kind, with the default
 // registry. See Registry.ForObject.
 func ForObject(obj Object, kind string) (KRI, field.ErrorList) {
-	return defaultRegistry.ForObject(obj, kind)
+	return defaultRegistry().ForObject(obj, kind)
 }
 
 // MeshOf returns the mesh of obj the way Kuma reads it for an object of type t, and the field path

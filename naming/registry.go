@@ -240,13 +240,15 @@ func KumaTypes() []ResourceType {
 // DefaultRegistry returns the registry of KumaTypes that the package-level functions use. It is shared
 // and read-only (Register refuses to change it), so that one caller's configuration cannot leak into
 // another's: extend a Clone.
-func DefaultRegistry() *Registry { return defaultRegistry }
+func DefaultRegistry() *Registry { return defaultRegistry() }
 
-var defaultRegistry = func() *Registry {
+// defaultRegistry is made on first use, not at init: krilint links naming and go vet starts it once
+// per package, most of which never look a type up (docs/krilint.md, "Start-up").
+var defaultRegistry = sync.OnceValue(func() *Registry {
 	r, err := NewRegistry(KumaTypes()...)
 	if err != nil {
 		panic(err) // the built-in table is wrong: a programming error caught by every test run
 	}
 	r.readOnly = true
 	return r
-}()
+})

@@ -12,7 +12,7 @@ func TestKumaTypes(t *testing.T) {
 		"mhttpr:M mhc:M mlbs:M mm:M mp:M mpp:M mrl:M mr:M mtcpr:M mtls:M mt:M mtr:M mtp:M mgw:M zi:G ze:G"
 	for _, pair := range strings.Fields(want) {
 		short, scope, _ := strings.Cut(pair, ":")
-		typ, ok := defaultRegistry.ByShortName(short)
+		typ, ok := defaultRegistry().ByShortName(short)
 		if !ok {
 			t.Errorf("short name %q missing", short)
 			continue
@@ -20,11 +20,11 @@ func TestKumaTypes(t *testing.T) {
 		if typ.Scope.String()[:1] != scope {
 			t.Errorf("%s: scope %s, want %s", short, typ.Scope, scope)
 		}
-		if byKind, ok := defaultRegistry.ByKind(typ.Kind); !ok || byKind != typ {
+		if byKind, ok := defaultRegistry().ByKind(typ.Kind); !ok || byKind != typ {
 			t.Errorf("ByKind(%q) = %v, %v", typ.Kind, byKind, ok)
 		}
 	}
-	if n := len(defaultRegistry.Types()); n != len(strings.Fields(want)) {
+	if n := len(defaultRegistry().Types()); n != len(strings.Fields(want)) {
 		t.Errorf("the default registry has %d types, the table lists %d", n, len(strings.Fields(want)))
 	}
 }
@@ -47,7 +47,7 @@ func TestRegister(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := defaultRegistry.Clone()
+			r := defaultRegistry().Clone()
 			before := len(r.Types())
 			err := r.Register(tt.typ)
 			if tt.wantErr == "" {
@@ -91,7 +91,7 @@ func TestRegistryAtomicBatch(t *testing.T) {
 }
 
 func TestRegistryConcurrentUse(t *testing.T) {
-	r := defaultRegistry.Clone()
+	r := defaultRegistry().Clone()
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		wg.Add(2)
@@ -136,7 +136,7 @@ func TestParseScope(t *testing.T) {
 func TestLegacyKinds(t *testing.T) {
 	// The kinds whose mesh Kuma reads from the top-level mesh field; every other kind reads the label.
 	legacy := map[string]bool{"Dataplane": true, "Mesh": true, "MeshGateway": true, "ZoneIngress": true, "ZoneEgress": true, "Zone": true}
-	for _, typ := range defaultRegistry.Types() {
+	for _, typ := range defaultRegistry().Types() {
 		if typ.Legacy != legacy[typ.Kind] {
 			t.Errorf("%s: Legacy = %v, want %v", typ.Kind, typ.Legacy, legacy[typ.Kind])
 		}
@@ -147,10 +147,10 @@ func TestDefaultIsReadOnly(t *testing.T) {
 	if err := DefaultRegistry().Register(ResourceType{Kind: "MeshWidget", ShortName: "mw", Scope: ScopeMesh}); err == nil {
 		t.Fatal("the default registry accepted a new type")
 	}
-	if _, ok := defaultRegistry.ByKind("MeshWidget"); ok {
+	if _, ok := defaultRegistry().ByKind("MeshWidget"); ok {
 		t.Error("MeshWidget leaked into the default registry")
 	}
-	c := defaultRegistry.Clone()
+	c := defaultRegistry().Clone()
 	if err := c.Register(ResourceType{Kind: "MeshWidget", ShortName: "mw", Scope: ScopeMesh}); err != nil {
 		t.Errorf("a clone of the default registry refused a new type: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -15,7 +16,7 @@ type releaseFacts struct {
 	// development line, as the folder of its reference data is named (../shared/upstream/kuma/).
 	upstream string
 	// registry holds the kinds with a KRI that the release ships, each with a CRD.
-	registry *Registry
+	registry func() *Registry
 	// removed maps a kind that an earlier release ships and this one does not to what its upgrade
 	// notes say instead.
 	removed map[string]string
@@ -106,22 +107,24 @@ var (
 	}
 )
 
-// releaseRegistry is a read-only registry of the Kuma types that ship marks as shipped, each with
-// its CRD.
-func releaseRegistry(ship func(ResourceType) bool) *Registry {
-	var types []ResourceType
-	for _, t := range KumaTypes() {
-		if ship(t) {
-			t.CRD = true
-			types = append(types, t)
+// releaseRegistry returns a read-only registry of the Kuma types that ship marks as shipped, each
+// with its CRD, made on first use (as defaultRegistry).
+func releaseRegistry(ship func(ResourceType) bool) func() *Registry {
+	return sync.OnceValue(func() *Registry {
+		var types []ResourceType
+		for _, t := range KumaTypes() {
+			if ship(t) {
+				t.CRD = true
+				types = append(types, t)
+			}
 		}
-	}
-	r, err := NewRegistry(types...)
-	if err != nil {
-		panic(err) // a built-in table is wrong: a programming error caught by every test run
-	}
-	r.readOnly = true
-	return r
+		r, err := NewRegistry(types...)
+		if err != nil {
+			panic(err) // a built-in table is wrong: a programming error caught by every test run
+		}
+		r.readOnly = true
+		return r
+	})
 }
 
 // facts returns r's facts. The rules ask for them several times a review: comparing r's short
@@ -142,7 +145,7 @@ func (r Release) Upstream() string { return r.facts().upstream }
 
 // Registry returns the kinds with a KRI that r ships, each with a CRD. It is shared and read-only:
 // extend a Clone.
-func (r Release) Registry() *Registry { return r.facts().registry }
+func (r Release) Registry() *Registry { return r.facts().registry() }
 
 // ForObject builds the KRI of obj, a Kubernetes object of the given kind, as r computes it: see
 // Registry.ForObject (the rule is the same in every release; the kinds differ). A kind r removed is
