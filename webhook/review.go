@@ -312,12 +312,19 @@ func (r *reviewHandler) handle(ctx context.Context, req admission.Request) (resp
 		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: &req}))
 	}
 	resp = r.h.Handle(ctx, req)
-	if err := resp.Complete(req); err != nil {
+	if err := complete(&resp, req); err != nil {
 		logf.FromContext(ctx).Error(err, "unable to encode response")
 		resp = admission.Errored(http.StatusInternalServerError, errors.New("unable to encode response"))
 		resp.UID = req.UID
 	}
 	return resp
+}
+
+// complete completes resp, the answer to req, as admission.Response.Complete does, encoding its
+// patch by hand when it can (encodePatch).
+func complete(resp *admission.Response, req admission.Request) error {
+	encodePatch(resp)
+	return resp.Complete(req)
 }
 
 // requestLog is a logr.LogSink that writes base's lines with the values of a request, as
