@@ -2,6 +2,7 @@ package rules
 
 import (
 	"maps"
+	"slices"
 	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -103,24 +104,25 @@ func (c *Config) patch(g *guard, obj *admitted, create, record bool) []jsonpatch
 	}
 	// Both annotations in one operation when the map is missing: two "add /metadata/annotations"
 	// would have the second replace the first.
-	var add [][2]string
+	add := make([][2]string, 0, 2)
 	if displayName != "" {
 		add = append(add, [2]string{naming.AnnotationDisplayName, displayName})
 	}
 	if s := kri.String(); record && obj.annotations[naming.AnnotationKRI] != s {
 		add = append(add, [2]string{naming.AnnotationKRI, s})
 	}
-	return append(ops, annotationOps(obj, add)...)
+	return annotationOps(ops, obj, add)
 }
 
-// annotationOps sets each key to its value in metadata.annotations: one operation per member when
-// the map exists, one for the whole map when it does not.
-func annotationOps(obj *admitted, kv [][2]string) []jsonpatch.Operation {
+// annotationOps appends to ops the operations that set each key to its value in
+// metadata.annotations: one per member when the map exists, one for the whole map when it does
+// not.
+func annotationOps(ops []jsonpatch.Operation, obj *admitted, kv [][2]string) []jsonpatch.Operation {
 	if len(kv) == 0 {
-		return nil
+		return ops
 	}
 	if obj.hasAnnotations {
-		ops := make([]jsonpatch.Operation, 0, len(kv))
+		ops = slices.Grow(ops, len(kv))
 		for _, p := range kv {
 			ops = append(ops, mapMemberOp(obj, "annotations", p[0], p[1]))
 		}
@@ -130,7 +132,7 @@ func annotationOps(obj *admitted, kv [][2]string) []jsonpatch.Operation {
 	for _, p := range kv {
 		m[p[0]] = p[1]
 	}
-	return []jsonpatch.Operation{jsonpatch.NewOperation("add", "/metadata/annotations", m)}
+	return append(ops, jsonpatch.NewOperation("add", "/metadata/annotations", m))
 }
 
 // kdsName is the hash-suffix name Kuma's KDS gives the object of kri: hashed over mesh, name, then
