@@ -25,19 +25,24 @@ type universalCopy struct {
 }
 
 func readUniversalCopies(t *testing.T) []universalCopy {
+	return readJSONLines[universalCopy](t, "testdata/universal/kds-copies.jsonl")
+}
+
+// readJSONLines reads path, one JSON value of type T a line (lines up to 1 MiB).
+func readJSONLines[T any](t *testing.T, path string) []T {
 	t.Helper()
-	f, err := os.Open("testdata/universal/kds-copies.jsonl")
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []universalCopy
+	var out []T
 	s := bufio.NewScanner(f)
 	s.Buffer(nil, 1<<20)
 	for s.Scan() {
-		var v universalCopy
+		var v T
 		if err := json.Unmarshal(s.Bytes(), &v); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", path, err)
 		}
 		out = append(out, v)
 	}

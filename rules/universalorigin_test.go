@@ -1,11 +1,9 @@
 package rules
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 
@@ -36,25 +34,7 @@ type originVector struct {
 }
 
 func readOriginVectors(t *testing.T) []originVector {
-	t.Helper()
-	f, err := os.Open("testdata/universal/origin.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []originVector
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		var v originVector
-		if err := json.Unmarshal(s.Bytes(), &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return readJSONLines[originVector](t, "testdata/universal/origin.jsonl")
 }
 
 // What a real control plane of each release did with a resource labelled kuma.io/origin (or
