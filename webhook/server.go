@@ -266,7 +266,7 @@ func releaseWatcher(cfg *rest.Config, mgr manager.Manager, conf *rules.Config, i
 		return nil, fmt.Errorf("creating discovery client: %w", err)
 	}
 	ns, name := conf.ControlPlaneDeployment()
-	w := kumarelease.NewWatcher(kumarelease.FromReader(mgr.GetAPIReader()), dc,
+	w := kumarelease.NewWatcher(deploymentReader(mgr.GetAPIReader()), dc,
 		kumarelease.Options{Namespace: ns, Deployment: name}, interval, log)
 	if err := mgr.Add(w); err != nil {
 		return nil, fmt.Errorf("adding Kuma release detection: %w", err)

@@ -10,9 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -84,30 +84,41 @@ type ResourceLister interface {
 	ServerResourcesForGroupVersion(groupVersion string) (*metav1.APIResourceList, error)
 }
 
-// GetDeployment reads a Deployment: FromReader and FromConfig make one.
+// GetDeployment reads a Deployment: FromClient and FromConfig make one; the webhook makes one of
+// its manager's reader.
 type GetDeployment func(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error)
 
-// FromReader reads with a controller-runtime client.Reader (the webhook's manager's API reader:
-// one GET by name, which RBAC can limit to that name).
-func FromReader(c client.Reader) GetDeployment {
+// FromClient reads with c, a REST client of the cluster whose serializer decodes the API server's
+// Status (as client-go's dynamic.ConfigFor sets up): one GET of the Deployment by name, which RBAC
+// can limit to that name, its JSON decoded as client-go's typed client decodes it. It links no
+// client-go scheme or typed client, which cost the kriguard command's start
+// (docs/performance.md, "Change 15").
+func FromClient(c rest.Interface) GetDeployment {
 	return func(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
-		var d appsv1.Deployment
-		if err := c.Get(ctx, key, &d); err != nil {
+		res := c.Get().AbsPath("/apis/apps/v1/namespaces", key.Namespace, "deployments", key.Name).Do(ctx)
+		// Error, unlike Raw, reads the API server's Status: NotFound, "… is forbidden: User …".
+		if err := res.Error(); err != nil {
 			return nil, err
+		}
+		raw, err := res.Raw()
+		if err != nil {
+			return nil, err
+		}
+		var d appsv1.Deployment
+		if err := json.UnmarshalCaseSensitivePreserveInts(raw, &d); err != nil {
+			return nil, fmt.Errorf("decoding Deployment %s: %w", key, err)
 		}
 		return &d, nil
 	}
 }
 
-// FromConfig reads with client-go's apps/v1 client for cfg.
+// FromConfig reads with a REST client for cfg (FromClient).
 func FromConfig(cfg *rest.Config) (GetDeployment, error) {
-	c, err := appsv1client.NewForConfig(cfg)
+	c, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
 	if err != nil {
-		return nil, fmt.Errorf("building the apps/v1 client: %w", err)
+		return nil, fmt.Errorf("building the API client: %w", err)
 	}
-	return func(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
-		return c.Deployments(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
-	}, nil
+	return FromClient(c), nil
 }
 
 // Detect reads the Kuma release and mode of the control plane: the version of the control plane's

@@ -45,7 +45,11 @@ func watch(t *testing.T, env *testenv.Env) (*Watcher, func() string) {
 	var lines strings.Builder
 	logs := make(chan string, 64)
 	log := funcr.New(func(prefix, args string) { logs <- args }, funcr.Options{})
-	w := NewWatcher(FromReader(env.Client), dc, Options{}, 50*time.Millisecond, log)
+	get, err := FromConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(get, dc, Options{}, 50*time.Millisecond, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Start(ctx) }()
