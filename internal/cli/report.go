@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/openreports/reports-api/pkg/client/clientset/versioned"
-
 	"github.com/kriguard/kriguard/internal/reports"
 	"github.com/kriguard/kriguard/rules"
 )
@@ -57,15 +55,16 @@ func (a *app) newReporter(ctx context.Context, au *auditor) (*reporter, error) {
 	}
 	r := &reporter{a: a, now: time.Now()}
 	if a.report == reportCluster {
-		c, err := versioned.NewForConfig(clientConfig(au.rest))
+		// A client of its own: its writes have their own rate limit, as the lists have theirs.
+		c, err := reports.NewClientForConfig(clientConfig(au.rest))
 		if err != nil {
 			return nil, fmt.Errorf("building the reports client: %w", err)
 		}
-		existing, err := reports.List(ctx, c.OpenreportsV1alpha1(), au.namespace, au.namespace == "", au.chunk)
+		existing, err := reports.List(ctx, c, au.namespace, au.namespace == "", au.chunk)
 		if err != nil {
 			return nil, err
 		}
-		r.w = reports.NewWriter(c.OpenreportsV1alpha1())
+		r.w = reports.NewWriter(c)
 		r.batch = reports.NewBatch(r.w, existing, a.reportConcurrency, func(err error) {
 			r.failed++
 			fmt.Fprintf(a.errOut, "kriguard audit: %v\n", err)

@@ -148,10 +148,14 @@ func New(cfg *rest.Config, opts Options) (*Auditor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the reports client: %w", err)
 	}
+	wc, err := reports.NewClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the reports client: %w", err)
+	}
 	a := &Auditor{
 		opts:    opts,
 		rest:    cfg,
-		writer:  reports.NewWriter(rc.OpenreportsV1alpha1()),
+		writer:  reports.NewWriter(wc),
 		byKind:  map[string]int{},
 		outcome: map[types.UID]judged{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[item](),

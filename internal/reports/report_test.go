@@ -125,12 +125,55 @@ func TestSameAndUpdate(t *testing.T) {
 	}
 }
 
+// typedAPI makes a Writer's calls with OpenReports' generated clientset, here its fake.
+type typedAPI struct {
+	c client.OpenreportsV1alpha1Interface
+}
+
+func (a typedAPI) get(ctx context.Context, key types.NamespacedName) (*v1alpha1.Report, error) {
+	if key.Namespace != "" {
+		return a.c.Reports(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+	}
+	cr, err := a.c.ClusterReports().Get(ctx, key.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return FromCluster(cr), nil
+}
+
+func (a typedAPI) create(ctx context.Context, r *v1alpha1.Report) error {
+	var err error
+	if r.Namespace != "" {
+		_, err = a.c.Reports(r.Namespace).Create(ctx, r, metav1.CreateOptions{FieldManager: ManagedBy})
+	} else {
+		_, err = a.c.ClusterReports().Create(ctx, ToCluster(r), metav1.CreateOptions{FieldManager: ManagedBy})
+	}
+	return err
+}
+
+func (a typedAPI) update(ctx context.Context, r *v1alpha1.Report) error {
+	var err error
+	if r.Namespace != "" {
+		_, err = a.c.Reports(r.Namespace).Update(ctx, r, metav1.UpdateOptions{FieldManager: ManagedBy})
+	} else {
+		_, err = a.c.ClusterReports().Update(ctx, ToCluster(r), metav1.UpdateOptions{FieldManager: ManagedBy})
+	}
+	return err
+}
+
+func (a typedAPI) delete(ctx context.Context, key types.NamespacedName) error {
+	if key.Namespace != "" {
+		return a.c.Reports(key.Namespace).Delete(ctx, key.Name, metav1.DeleteOptions{})
+	}
+	return a.c.ClusterReports().Delete(ctx, key.Name, metav1.DeleteOptions{})
+}
+
 // The writer writes only what differs, retries a conflicting update after reading the report
 // again, and takes a report it could not find or create as it is.
 func TestWriter(t *testing.T) {
 	ctx := context.Background()
 	c := fake.NewSimpleClientset()
-	w := NewWriter(c.OpenreportsV1alpha1())
+	w := &Writer{client: typedAPI{c.OpenreportsV1alpha1()}}
 	key := Key(timeoutSubject)
 	desired := Build(timeoutSubject, decide(t, "MeshTimeout", badTimeout(1)), time.Unix(100, 0))
 
@@ -210,7 +253,7 @@ func TestBatch(t *testing.T) {
 	ctx := context.Background()
 	c := fake.NewSimpleClientset()
 	slow := &slowCreates{OpenreportsV1alpha1Interface: c.OpenreportsV1alpha1()}
-	w := NewWriter(slow)
+	w := &Writer{client: typedAPI{slow}}
 	stale := Build(timeoutSubject, decide(t, "MeshTimeout", badTimeout(1)), time.Unix(1, 0))
 	partial := stale.DeepCopy()
 	partial.Name, partial.Labels[KindLabel] = "kriguard-other", "KongPlugin.configuration.konghq.com"

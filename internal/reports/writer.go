@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
-	client "github.com/openreports/reports-api/pkg/client/clientset/versioned/typed/openreports.io/v1alpha1"
 )
 
 // Op is what a Writer did with one report.
@@ -38,12 +37,20 @@ type Stats struct {
 // each write on conflict (client-go's retry.RetryOnConflict, with a fresh read of the report).
 // It is safe for concurrent use.
 type Writer struct {
-	client client.OpenreportsV1alpha1Interface
+	client api
 	Stats  Stats
 }
 
+// api is what a Writer calls; a *Client calls the API server.
+type api interface {
+	get(ctx context.Context, key types.NamespacedName) (*v1alpha1.Report, error)
+	create(ctx context.Context, r *v1alpha1.Report) error
+	update(ctx context.Context, r *v1alpha1.Report) error
+	delete(ctx context.Context, key types.NamespacedName) error
+}
+
 // NewWriter returns a Writer that writes with c.
-func NewWriter(c client.OpenreportsV1alpha1Interface) *Writer { return &Writer{client: c} }
+func NewWriter(c *Client) *Writer { return &Writer{client: c} }
 
 // Write makes the cluster hold desired at key, where it holds existing (nil for none; it may be out
 // of date: a conflict reads it again): it creates, updates or deletes the report, or does nothing
@@ -127,44 +134,22 @@ func reportRef(key types.NamespacedName) string {
 	return "report " + key.Namespace + "/" + key.Name
 }
 
-// The client calls: a report with a namespace is a Report, one without a ClusterReport.
+// The calls: a report with a namespace is a Report, one without a ClusterReport.
 
 func (w *Writer) get(ctx context.Context, key types.NamespacedName) (*v1alpha1.Report, error) {
-	if key.Namespace != "" {
-		return w.client.Reports(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
-	}
-	cr, err := w.client.ClusterReports().Get(ctx, key.Name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return FromCluster(cr), nil
+	return w.client.get(ctx, key)
 }
 
 func (w *Writer) create(ctx context.Context, r *v1alpha1.Report) error {
-	var err error
-	if r.Namespace != "" {
-		_, err = w.client.Reports(r.Namespace).Create(ctx, r, metav1.CreateOptions{FieldManager: ManagedBy})
-	} else {
-		_, err = w.client.ClusterReports().Create(ctx, ToCluster(r), metav1.CreateOptions{FieldManager: ManagedBy})
-	}
-	return err
+	return w.client.create(ctx, r)
 }
 
 func (w *Writer) update(ctx context.Context, r *v1alpha1.Report) error {
-	var err error
-	if r.Namespace != "" {
-		_, err = w.client.Reports(r.Namespace).Update(ctx, r, metav1.UpdateOptions{FieldManager: ManagedBy})
-	} else {
-		_, err = w.client.ClusterReports().Update(ctx, ToCluster(r), metav1.UpdateOptions{FieldManager: ManagedBy})
-	}
-	return err
+	return w.client.update(ctx, r)
 }
 
 func (w *Writer) delete(ctx context.Context, key types.NamespacedName) error {
-	if key.Namespace != "" {
-		return w.client.Reports(key.Namespace).Delete(ctx, key.Name, metav1.DeleteOptions{})
-	}
-	return w.client.ClusterReports().Delete(ctx, key.Name, metav1.DeleteOptions{})
+	return w.client.delete(ctx, key)
 }
 
 // ToCluster returns r, which has no namespace, as a ClusterReport.
@@ -213,12 +198,12 @@ func errNotServed(err error) error {
 
 // List returns the reports kriguard wrote (Selector): the Reports of namespace ("" for every
 // namespace) and, when clusterReports is set, the ClusterReports, by key, listed in pages of chunk.
-func List(ctx context.Context, c client.OpenreportsV1alpha1Interface, namespace string, clusterReports bool, chunk int64) (map[types.NamespacedName]*v1alpha1.Report, error) {
+func List(ctx context.Context, c *Client, namespace string, clusterReports bool, chunk int64) (map[types.NamespacedName]*v1alpha1.Report, error) {
 	out := map[types.NamespacedName]*v1alpha1.Report{}
 	opts := metav1.ListOptions{LabelSelector: Selector, Limit: chunk}
 	for {
-		l, err := c.Reports(namespace).List(ctx, opts)
-		if err != nil {
+		l := &v1alpha1.ReportList{}
+		if err := c.list(ctx, false, namespace, opts, l); err != nil {
 			return nil, fmt.Errorf("listing reports: %w", errNotServed(err))
 		}
 		for i := range l.Items {
@@ -234,8 +219,8 @@ func List(ctx context.Context, c client.OpenreportsV1alpha1Interface, namespace 
 	}
 	opts.Continue = ""
 	for {
-		l, err := c.ClusterReports().List(ctx, opts)
-		if err != nil {
+		l := &v1alpha1.ClusterReportList{}
+		if err := c.list(ctx, true, "", opts, l); err != nil {
 			return nil, fmt.Errorf("listing cluster reports: %w", errNotServed(err))
 		}
 		for i := range l.Items {
