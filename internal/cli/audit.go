@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -145,18 +143,15 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 		if a.allNamespaces {
 			ns = ""
 		}
-		disc, err := newDiscoveryOnce(clientConfig(z.rest))
+		au := &auditor{rest: z.rest, rules: a.cfg, release: a.release, namespace: ns, chunk: a.chunkSize}
+		client, disc, err := au.connect()
 		if err != nil {
 			return a.fail(path, err)
 		}
-		release := a.release
-		if release == (naming.Release{}) && a.cfg.Auto() {
+		if au.release == (naming.Release{}) && a.cfg.Auto() {
 			// Each cluster runs its own control plane, of its own release.
-			if release, err = a.detectRelease(ctx, z.rest, disc, z.prefix); err != nil {
-				return a.fail(path, err)
-			}
+			au.release = a.detectRelease(ctx, client, disc, z.prefix)
 		}
-		au := &auditor{rest: z.rest, rules: a.cfg, release: release, namespace: ns, chunk: a.chunkSize, disc: disc}
 		zone := z.name
 		au.listedItem = func(gk schema.GroupKind, item []byte, d *rules.Decision) {
 			across.add(zone, gk, item, d, placed{source: SourceCluster}, nil)
@@ -216,20 +211,16 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 // detectRelease finds the Kuma release of a cluster's control plane as the webhook does with
 // kuma.version auto (internal/kumarelease). An unknown one gives the default release, with a
 // warning on standard error; so does a served kind that disagrees.
-func (a *app) detectRelease(ctx context.Context, cfg *rest.Config, dc *discoveryOnce, prefix string) (naming.Release, error) {
-	get, err := kumarelease.FromConfig(cfg)
-	if err != nil {
-		return naming.Release{}, err
-	}
+func (a *app) detectRelease(ctx context.Context, client rest.Interface, dc *apiDiscovery, prefix string) naming.Release {
 	ns, name := a.cfg.ControlPlaneDeployment()
-	d := kumarelease.Detect(ctx, get, dc, kumarelease.Options{Namespace: ns, Deployment: name})
+	d := kumarelease.Detect(ctx, kumarelease.FromClient(client), dc, kumarelease.Options{Namespace: ns, Deployment: name})
 	if !d.Known {
 		fmt.Fprintf(a.errOut, "kriguard audit: %swarning: the Kuma release is unknown (%s): judging against %s, the most permissive; --kuma-version chooses one\n", prefix, d.Problem, d.Release)
 	}
 	if d.CrossCheck != "" {
 		fmt.Fprintf(a.errOut, "kriguard audit: %swarning: Kuma %s: %s\n", prefix, d.Release, d.CrossCheck)
 	}
-	return d.Release, nil
+	return d.Release
 }
 
 // auditZone is one cluster audit reads: a zone of a deployment when there are several.
@@ -327,33 +318,35 @@ type auditor struct {
 	note func(error)
 	// listed, when set, is told of each kind whether its objects were all listed and judged.
 	listed func(k auditKind, all bool)
-	// disc answers the discovery questions of the audit; nil until asked.
-	disc *discoveryOnce
+	// client is the REST client of every request of the audit, one connection; disc answers
+	// its discovery questions over it. Both nil until connect.
+	client rest.Interface
+	disc   *apiDiscovery
 }
 
-// discovery returns au.disc, built from cfg when nil.
-func (au *auditor) discovery(cfg *rest.Config) (*discoveryOnce, error) {
-	if au.disc == nil {
-		var err error
-		if au.disc, err = newDiscoveryOnce(cfg); err != nil {
-			return nil, err
+// connect returns au.client and au.disc, built from au.rest (with audit's rate limit) when nil.
+func (au *auditor) connect() (rest.Interface, *apiDiscovery, error) {
+	if au.client == nil {
+		client, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(clientConfig(au.rest)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("building the API client: %w", err)
 		}
+		au.client, au.disc = client, newAPIDiscovery(client)
 	}
-	return au.disc, nil
+	return au.client, au.disc, nil
 }
 
 // run audits the cluster: emit gets each result, fail each error that ends one kind's listing
 // (the others go on), flush is called after each page. It returns an error only when nothing can
 // be listed, or emit or flush fail.
 func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, fail func(error), flush func() error) error {
-	cfg := clientConfig(au.rest)
-	kinds, err := au.discover(ctx, cfg)
+	client, _, err := au.connect()
 	if err != nil {
 		return err
 	}
-	client, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+	kinds, err := au.discover(ctx)
 	if err != nil {
-		return fmt.Errorf("building the API client: %w", err)
+		return err
 	}
 	for i, k := range kinds {
 		if au.progress != nil {
@@ -409,7 +402,7 @@ func (au *auditor) run(ctx context.Context, t *tally, emit func(Result) error, f
 		}
 	}
 	if au.listedItem != nil {
-		if err := au.listPeers(ctx, cfg, client); err != nil {
+		if err := au.listPeers(ctx); err != nil {
 			var we writeError
 			if errors.As(err, &we) || ctx.Err() != nil {
 				return err
@@ -433,8 +426,8 @@ var peerKinds = []string{"GatewayClass", "Gateway", "HTTPRoute"}
 // listPeers lists the peerKinds the cluster serves, in its preferred version of their group, and
 // hands each object to listedItem. Its error (none served, forbidden) only means they are not
 // compared.
-func (au *auditor) listPeers(ctx context.Context, cfg *rest.Config, client rest.Interface) error {
-	dc, err := au.discovery(cfg)
+func (au *auditor) listPeers(ctx context.Context) error {
+	client, dc, err := au.connect()
 	if err != nil {
 		return err
 	}
@@ -487,8 +480,8 @@ func (e writeError) Error() string { return e.err.Error() }
 
 // discover returns the kinds the cluster serves with the list verb that the rules judge under
 // au.release: the guarded ones, then the Kuma kinds the release removed (served.KindsFor).
-func (au *auditor) discover(ctx context.Context, cfg *rest.Config) ([]auditKind, error) {
-	dc, err := au.discovery(cfg)
+func (au *auditor) discover(ctx context.Context) ([]auditKind, error) {
+	_, dc, err := au.connect()
 	if err != nil {
 		return nil, err
 	}
@@ -618,50 +611,4 @@ func rate(n int, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
-}
-
-// discoveryOnce asks the API server each discovery question of an audit once: the release's
-// detection, the guarded kinds and the Gateway API kinds ask some of the same (the API groups,
-// kuma.io's resources). Its answers, errors included, are those of the first asking.
-type discoveryOnce struct {
-	dc        *discovery.DiscoveryClient
-	groups    *metav1.APIGroupList
-	groupsErr error
-	asked     bool
-	resources map[string]resourcesAnswer
-}
-
-type resourcesAnswer struct {
-	list *metav1.APIResourceList
-	err  error
-}
-
-func newDiscoveryOnce(cfg *rest.Config) (*discoveryOnce, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building the discovery client: %w", err)
-	}
-	return &discoveryOnce{dc: dc, resources: map[string]resourcesAnswer{}}, nil
-}
-
-func (d *discoveryOnce) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
-	if !d.asked {
-		d.groups, d.groupsErr = d.dc.ServerGroupsWithContext(ctx)
-		d.asked = true
-	}
-	return d.groups, d.groupsErr
-}
-
-func (d *discoveryOnce) ServerResourcesForGroupVersionWithContext(ctx context.Context, gv string) (*metav1.APIResourceList, error) {
-	a, ok := d.resources[gv]
-	if !ok {
-		a.list, a.err = d.dc.ServerResourcesForGroupVersionWithContext(ctx, gv)
-		d.resources[gv] = a
-	}
-	return a.list, a.err
-}
-
-// ServerResourcesForGroupVersion is kumarelease.ResourceLister's.
-func (d *discoveryOnce) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
-	return d.ServerResourcesForGroupVersionWithContext(context.Background(), gv)
 }

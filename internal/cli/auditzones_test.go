@@ -133,7 +133,7 @@ func bareList(t *testing.T, cfg *rest.Config) {
 	t.Helper()
 	au := &auditor{rest: cfg, rules: rules.DefaultConfig(), chunk: 500}
 	c := clientConfig(cfg)
-	kinds, err := au.discover(context.Background(), c)
+	kinds, err := au.discover(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

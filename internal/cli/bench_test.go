@@ -160,7 +160,7 @@ func BenchmarkAudit(b *testing.B) {
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = 50, 100
 	au := &auditor{rest: cfg, rules: rules.DefaultConfig(), chunk: 500}
-	kinds, err := au.discover(b.Context(), cfg)
+	kinds, err := au.discover(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

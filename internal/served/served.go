@@ -9,19 +9,18 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/rules"
 )
 
-// Discovery is what Kinds asks of the API server; *discovery.DiscoveryClient has it.
+// Discovery is what Kinds asks of the API server; client-go's *discovery.DiscoveryClient has it
+// (ExampleKinds uses one), and so does the audit's own (internal/cli), which links no client-go
+// discovery package (docs/performance.md, "Change 15").
 type Discovery interface {
 	ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error)
 	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
 }
-
-var _ Discovery = (*discovery.DiscoveryClient)(nil)
 
 // Kind is a guarded kind the cluster serves.
 type Kind struct {
