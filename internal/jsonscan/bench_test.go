@@ -11,7 +11,7 @@ import (
 // kumaapitest.Timeouts serves them (the audit's --kuma-api), and a page of 100 objects of a
 // Kubernetes LIST as the API server writes them, managedFields included (the audit of a cluster).
 var (
-	benchReview = []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"uid-1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"resource":{"group":"","version":"","resource":""},"name":"timeout-backend","namespace":"kuma-system","operation":"CREATE","userInfo":{},"object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"labels":{"kuma.io/mesh":"mesh-1"},"name":"timeout-backend","namespace":"kuma-system"},"spec":{"targetRef":{"kind":"Mesh"},"to":[{"default":{"connectionTimeout":"5s","http":{"requestTimeout":"15s"},"idleTimeout":"1h"},"targetRef":{"kind":"MeshService","sectionName":"http"}}]}},"oldObject":null,"options":null}}`)
+	benchReview   = []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"uid-1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"},"resource":{"group":"","version":"","resource":""},"name":"timeout-backend","namespace":"kuma-system","operation":"CREATE","userInfo":{},"object":{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"labels":{"kuma.io/mesh":"mesh-1"},"name":"timeout-backend","namespace":"kuma-system"},"spec":{"targetRef":{"kind":"Mesh"},"to":[{"default":{"connectionTimeout":"5s","http":{"requestTimeout":"15s"},"idleTimeout":"1h"},"targetRef":{"kind":"MeshService","sectionName":"http"}}]}},"oldObject":null,"options":null}}`)
 	benchKumaPage = func() []byte {
 		var b strings.Builder
 		b.WriteString(`{"total":10000,"items":[`)

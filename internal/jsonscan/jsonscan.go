@@ -37,6 +37,9 @@ type Scanner struct {
 	escaped bool
 	// values counts the values passed, containers and the values in them each once.
 	values int64
+	// ascii is the span in data of a key passed that is ASCII without an escape (the last such),
+	// which Unquote then takes as it is without looking at its bytes again.
+	ascii struct{ start, end int }
 	// Known, when set, gives the string of in, the bytes of a string literal that need no decoding
 	// (no escape, valid UTF-8), without a copy when it is one a reader meets in most inputs, kept
 	// once; false has String and Unquote copy in. Reset keeps it.
@@ -46,6 +49,7 @@ type Scanner struct {
 // Reset makes s read data from its start.
 func (s *Scanner) Reset(data []byte) {
 	s.data, s.i, s.depth, s.stack, s.deep, s.closing, s.escaped, s.values = data, 0, 0, 0, s.deep[:0], 0, false, 0
+	s.ascii.start, s.ascii.end = 0, 0
 }
 
 // Pos is the offset in the input that s reads next.
@@ -118,18 +122,12 @@ func (s *Scanner) Next(c byte) bool {
 // passes as a value.
 func (s *Scanner) Literal(lit string) bool {
 	s.space()
-	if !s.literal(lit) {
+	end := literalEnd(s.data, s.i, lit)
+	if end < 0 {
 		return false
 	}
+	s.i = end
 	s.values++
-	return true
-}
-
-func (s *Scanner) literal(lit string) bool {
-	if len(s.data)-s.i < len(lit) || string(s.data[s.i:s.i+len(lit)]) != lit {
-		return false
-	}
-	s.i += len(lit)
 	return true
 }
 
@@ -145,61 +143,88 @@ var strPlain = func() (t [256]bool) {
 // str passes the string literal whose opening quote is at data[s.i] and reports whether it is
 // one. It sets s.escaped at an escape; its callers that read the string clear it first.
 func (s *Scanner) str() bool {
-	b, i := s.data, s.i+1
+	end, escaped, _ := stringEnd(s.data, s.i)
+	if end < 0 {
+		return false
+	}
+	s.i = end
+	if escaped {
+		s.escaped = true
+	}
+	return true
+}
+
+// stringEnd returns the offset after the string literal whose opening quote is at b[i], or -1 when
+// there is none, whether the literal holds an escape, and whether its bytes are all ASCII. Its
+// callers keep the position in a local variable: a call with the offset in a register, not in the
+// Scanner (docs/performance.md, "Change 13").
+func stringEnd(b []byte, i int) (end int, escaped, ascii bool) {
+	const tops = 0x8080808080808080
+	i++
+	var high uint64 // the bytes passed, ORed: the top bit of a byte is set when one is not ASCII
 	for {
 		// Eight bytes at a time up to the first that is a quote, a backslash or a control
 		// character; the last few of the input a byte at a time.
 		for {
-			if len(b)-i < 8 {
+			if i > len(b)-8 {
 				for i < len(b) && strPlain[b[i]] {
+					high |= uint64(b[i])
 					i++
 				}
 				break
 			}
-			if n := plainRun8(binary.LittleEndian.Uint64(b[i:])); n < 8 {
-				i += n
+			w := binary.LittleEndian.Uint64(b[i:])
+			if m := plainMask(w); m != 0 {
+				high |= w & (m&-m - 1) // the bytes before the first flagged one
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
+			high |= w
 			i += 8
 		}
 		if i >= len(b) {
-			return false
+			return -1, escaped, false
 		}
 		switch b[i] {
 		case '"':
-			s.i = i + 1
-			return true
+			return i + 1, escaped, high&tops == 0
 		case '\\':
-			s.escaped = true
+			escaped = true
 			if i+1 >= len(b) {
-				return false
+				return -1, escaped, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return false
+					return -1, escaped, false
 				}
 				i += 6
 			default:
-				return false
+				return -1, escaped, false
 			}
 		default: // a control character
-			return false
+			return -1, escaped, false
 		}
 	}
 }
 
 // plainRun8 returns how many of the eight bytes of w, in little-endian order, are strPlain before
-// the first that is not (8 when all are): a quote, a backslash or a byte below 0x20. Each test is
-// the exact one for "some byte of x is below n" (n <= 0x80), (x - n in each byte) &^ x at the top
-// bit of each byte, whose lowest flag is the first such byte: a borrow moves only to later bytes. A
-// quote or a backslash is a zero byte of w XOR it.
-func plainRun8(w uint64) int {
+// the first that is not (8 when all are).
+func plainRun8(w uint64) int { return bits.TrailingZeros64(plainMask(w)) >> 3 }
+
+// plainMask returns the top bit of each byte of w, in little-endian order, that is not strPlain,
+// up to the first such byte (the later ones may be set or not): zero when all eight are. Its
+// bytes that are not strPlain are a quote, a backslash or a byte below 0x20. Each test is the exact
+// one for "some byte of x is below n" (n <= 0x80), (x - n in each byte) &^ x at the top bit of each
+// byte, whose lowest flag is the first such byte: a borrow moves only to later bytes. A quote or a
+// backslash is a zero byte of w XOR it. The three share their &^: the top bit of each byte of w XOR
+// a quote or a backslash is that of w, as both are below 0x80.
+func plainMask(w uint64) uint64 {
 	const ones, tops = 0x0101010101010101, 0x8080808080808080
-	q, bs := w^(ones*'"'), w^(ones*'\\')
-	return bits.TrailingZeros64(((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&tops) >> 3
+	q, bs, ctl := w^(ones*'"')-ones, w^(ones*'\\')-ones, w-ones*0x20
+	return (q | bs | ctl) &^ w & tops
 }
 
 // StringAhead passes white space and returns the literal of the string after it, quotes included,
@@ -225,24 +250,40 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' ||
 // String passes white space and the string after it, and returns it decoded as encoding/json
 // decodes a string.
 func (s *Scanner) String() (string, bool) {
-	s.space()
-	start := s.i
-	if s.escaped = false; !s.isQuote() || !s.str() {
+	b := s.data
+	i := skipSpace(b, s.i)
+	if i >= len(b) || b[i] != '"' {
+		s.i = i
 		return "", false
 	}
+	end, escaped, ascii := stringEnd(b, i)
+	if end < 0 {
+		s.i = i
+		return "", false
+	}
+	s.i, s.escaped = end, escaped
 	s.values++
-	return s.Unquote(s.data[start:s.i])
+	if ascii && !escaped { // Unquote's first case, without looking at the bytes again
+		return s.known(b[i+1 : end-1]), true
+	}
+	return s.Unquote(b[i:end])
+}
+
+// known returns the string of in, a literal's bytes that need no decoding: Known's, or a copy.
+func (s *Scanner) known(in []byte) string {
+	if s.Known != nil {
+		if k, ok := s.Known(in); ok {
+			return k
+		}
+	}
+	return string(in)
 }
 
 // Unquote decodes lit, the literal of the last string s passed, as encoding/json does.
 func (s *Scanner) Unquote(lit []byte) (string, bool) {
-	if in := lit[1 : len(lit)-1]; !s.escaped && utf8.Valid(in) {
-		if s.Known != nil {
-			if k, ok := s.Known(in); ok {
-				return k, true
-			}
-		}
-		return string(in), true
+	in := lit[1 : len(lit)-1]
+	if a := s.ascii; len(lit) == a.end-a.start && &lit[0] == &s.data[a.start] || !s.escaped && utf8.Valid(in) {
+		return s.known(in), true
 	}
 	// Escapes and invalid UTF-8 (which the decoder replaces): rare, left to the decoder.
 	var v string
@@ -255,16 +296,29 @@ func (s *Scanner) Unquote(lit []byte) (string, bool) {
 // key passes white space, an object key, white space and the colon, and returns the key's literal,
 // quotes included; s.escaped says whether it holds an escape.
 func (s *Scanner) key() ([]byte, bool) {
-	s.space()
-	start := s.i
-	if s.escaped = false; !s.isQuote() || !s.str() {
+	b := s.data
+	i := skipSpace(b, s.i)
+	if i >= len(b) || b[i] != '"' {
+		s.i = i
 		return nil, false
 	}
-	end := s.i
-	if !s.colon() {
+	end, escaped, ascii := stringEnd(b, i)
+	if end < 0 {
+		s.i = i
 		return nil, false
 	}
-	return s.data[start:end], true
+	if s.escaped = escaped; ascii && !escaped {
+		s.ascii.start, s.ascii.end = i, end
+	}
+	j := end
+	if j >= len(b) || b[j] != ':' { // not as the API server writes JSON
+		if j = skipSpace(b, j); j >= len(b) || b[j] != ':' {
+			s.i = j
+			return nil, false
+		}
+	}
+	s.i = j + 1
+	return b[i:end], true
 }
 
 // colon passes white space and a colon.
@@ -276,57 +330,72 @@ func (s *Scanner) colon() bool {
 	return s.Next(':')
 }
 
-// digits passes a run of decimal digits and reports whether there was one.
-func (s *Scanner) digits() bool {
-	b, i := s.data, s.i
+// digitsEnd returns the offset after the run of decimal digits at b[i], i itself when there is none.
+func digitsEnd(b []byte, i int) int {
 	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
 		i++
 	}
-	start := s.i
-	s.i = i
-	return i > start
+	return i
 }
 
-// scalar passes the string, number, true, false or null at data[s.i].
-func (s *Scanner) scalar() bool {
-	if s.i >= len(s.data) {
-		return false
-	}
-	switch c := s.data[s.i]; {
-	case c == '"':
-		return s.str()
+// scalarEnd returns the offset after the number, true, false or null at b[i], or -1 when there is
+// none.
+func scalarEnd(b []byte, i int) int {
+	switch c := b[i]; {
 	case c == 't':
-		return s.literal("true")
+		return literalEnd(b, i, "true")
 	case c == 'f':
-		return s.literal("false")
+		return literalEnd(b, i, "false")
 	case c == 'n':
-		return s.literal("null")
+		return literalEnd(b, i, "null")
 	case c == '-' || '0' <= c && c <= '9':
 		// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 		if c == '-' {
-			s.i++
+			i++
 		}
-		if s.i < len(s.data) && s.data[s.i] == '0' {
-			s.i++
-		} else if !s.digits() {
-			return false
+		if i < len(b) && b[i] == '0' {
+			i++
+		} else if j := digitsEnd(b, i); j > i {
+			i = j
+		} else {
+			return -1
 		}
-		if s.i < len(s.data) && s.data[s.i] == '.' {
-			s.i++
-			if !s.digits() {
-				return false
+		if i < len(b) && b[i] == '.' {
+			j := digitsEnd(b, i+1)
+			if j == i+1 {
+				return -1
 			}
+			i = j
 		}
-		if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
-			s.i++
-			if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
-				s.i++
+		if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+			i++
+			if i < len(b) && (b[i] == '+' || b[i] == '-') {
+				i++
 			}
-			return s.digits()
+			if j := digitsEnd(b, i); j > i {
+				return j
+			}
+			return -1
 		}
-		return true
+		return i
 	}
-	return false
+	return -1
+}
+
+// literalEnd returns the offset after lit at b[i], or -1 when lit is not there.
+func literalEnd(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// skipSpace returns the offset of the first byte at or after b[i] that is not white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace[b[i]] {
+		i++
+	}
+	return i
 }
 
 // open enters the container whose bracket or brace c is at data[s.i], and reports false past
@@ -399,87 +468,129 @@ func (t *Strings) may(lit []byte) bool {
 }
 
 func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]byte, bool) {
-	s.space()
-	start, base := s.i, s.depth
+	// The position is kept in i, not in s, and white space is looked for only where a token is
+	// not found: JSON as the API server writes it has none (docs/performance.md, "Change 13").
+	b, i := s.data, skipSpace(s.data, s.i)
+	start, base := i, s.depth
 	key := false // a key comes first, before the value
-	for {
-		if key {
-			s.space()
-			k := s.i
-			if each != nil {
-				s.escaped = false
+	for i < len(b) {
+		// A key, when key is set, or a value starts at b[i], or white space before it.
+		c := b[i]
+		switch {
+		case c == '"': // the most frequent token
+			// stringEnd's loop, here rather than called (a call spills the loop's registers),
+			// to the first byte that is not strPlain; a string with an escape or not ended there
+			// is read again by stringEnd.
+			end, escaped := i+1, false
+			for {
+				if end > len(b)-8 {
+					for end < len(b) && strPlain[b[end]] {
+						end++
+					}
+					break
+				}
+				if m := plainMask(binary.LittleEndian.Uint64(b[end:])); m != 0 {
+					end += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				end += 8
 			}
-			if !s.isQuote() || !s.str() {
+			if end < len(b) && b[end] == '"' {
+				end++
+			} else if end, escaped, _ = stringEnd(b, i); end < 0 {
+				s.i = i
 				return nil, false
 			}
-			end := s.i
-			if s.i < len(s.data) && s.data[s.i] == ':' { // as the API server writes JSON
-				s.i++
-			} else if !s.Next(':') {
+			lit, wasKey := i, key
+			i = end
+			if key {
+				if i >= len(b) || b[i] != ':' { // not as the API server writes JSON
+					if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+						s.i = i
+						return nil, false
+					}
+				}
+				i++
+				key = false
+			} else {
+				s.values++
+			}
+			if each == nil {
+				if escaped {
+					s.escaped = true
+				}
+			} else if s.escaped = escaped; escaped || want.may(b[lit:end]) {
+				s.i = i
+				if !each(b[lit:end], wasKey) {
+					return nil, false
+				}
+				i = s.i
+			}
+			if wasKey {
+				continue // to the value
+			}
+		case key:
+			if !isSpace[c] {
+				s.i = i
 				return nil, false
 			}
-			s.space()
-			if each != nil && (s.escaped || want.may(s.data[k:end])) && !each(s.data[k:end], true) {
+			i = skipSpace(b, i)
+			continue
+		case c == '{' || c == '[':
+			if s.depth >= 64 && !s.push() {
+				s.i = i
 				return nil, false
 			}
-		}
-		// A value starts at data[s.i].
-		if s.i >= len(s.data) {
-			return nil, false
-		}
-		switch c := s.data[s.i]; c {
-		case '"': // the most frequent value, passed here rather than in scalar
-			v := s.i
-			if each != nil {
-				s.escaped = false
-			}
-			if !s.str() {
-				return nil, false
-			}
+			s.depth++
 			s.values++
-			if each != nil && (s.escaped || want.may(s.data[v:s.i])) && !each(s.data[v:s.i], false) {
-				return nil, false
-			}
-		case '{', '[':
-			if !s.open(c) {
-				return nil, false
-			}
-			s.space()
-			if s.i < len(s.data) && s.data[s.i] != s.closing {
+			s.closing = c + 2                     // '{' + 2 is '}', '[' + 2 is ']'
+			s.stack = s.stack<<1 | uint64(c>>5&1) // '{' has bit 5, '[' not
+			if i = skipSpace(b, i+1); i < len(b) && b[i] != s.closing {
 				key = c == '{'
 				continue
 			}
+		case isSpace[c]:
+			i = skipSpace(b, i)
+			continue
 		default:
-			if !s.scalar() {
+			end := scalarEnd(b, i)
+			if end < 0 {
+				s.i = i
 				return nil, false
 			}
+			i = end
 			s.values++
 		}
 		// After a value: the next one of its container, or the container's end, and so on up.
 		for {
 			if s.depth == base {
-				return s.data[start:s.i], true
+				s.i = i
+				return b[start:i], true
 			}
-			s.space()
-			if s.i >= len(s.data) {
+			if i >= len(b) {
+				s.i = i
 				return nil, false
 			}
-			switch c := s.data[s.i]; {
+			switch c := b[i]; {
 			case c == ',':
-				s.i++
-				if key = s.closing == '}'; !key {
-					s.space()
-				}
+				i++
+				key = s.closing == '}'
 			case c == s.closing:
-				s.i++
+				i++
 				s.close()
 				continue
+			case isSpace[c]:
+				i = skipSpace(b, i)
+				continue
 			default:
+				s.i = i
 				return nil, false
 			}
 			break
 		}
 	}
+	s.i = i
+	return nil, false
 }
 
 // Object passes white space and the object after it, calling member for each key's literal
@@ -499,6 +610,11 @@ func (s *Scanner) Object(escapedKeys bool, member func(key []byte) bool) bool {
 		k, ok := s.key()
 		if !ok || s.escaped && !escapedKeys || !member(k) {
 			return false
+		}
+		// separator('}'), its comma here: the most frequent byte after a member.
+		if s.i < len(s.data) && s.data[s.i] == ',' {
+			s.i++
+			continue
 		}
 		if closed, ok := s.separator('}'); !ok || closed {
 			return ok
@@ -520,6 +636,10 @@ func (s *Scanner) Array(each func() bool) bool {
 	for {
 		if !each() {
 			return false
+		}
+		if s.i < len(s.data) && s.data[s.i] == ',' {
+			s.i++
+			continue
 		}
 		if closed, ok := s.separator(']'); !ok || closed {
 			return ok

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -379,4 +380,130 @@ func TestKnown(t *testing.T) {
 			t.Errorf("String of %s = %q, %v (Known asked %q), want %q, Known asked: %v", c.in, got, ok, asked, c.want, c.asks)
 		}
 	}
+}
+
+// stringEndBytes is stringEnd a byte at a time, as the grammar reads a string: what FuzzStringEnd
+// holds stringEnd's eight-byte steps to.
+func stringEndBytes(b []byte, i int) (end int, escaped, ascii bool) {
+	ascii = true
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, ascii
+		case c < 0x20:
+			return -1, escaped, false
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return -1, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1, escaped, false
+				}
+				i += 5
+			default:
+				return -1, escaped, false
+			}
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return -1, escaped, false
+}
+
+// FuzzStringEnd holds stringEnd to stringEndBytes at every quote of the input: the same end,
+// escape and ASCII answers (ASCII only of a string that ends), and String to encoding/json.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`"0123456789abcdef\"0123456789\u00e9abc" "é" "ab\u0000" "\\"`))
+	f.Add([]byte("\"01234567\x80\"\"0123456\x1f\"\"01234567890\xff\""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range b {
+			if b[i] != '"' {
+				continue
+			}
+			end, escaped, ascii := stringEnd(b, i)
+			wantEnd, wantEscaped, wantASCII := stringEndBytes(b, i)
+			if end != wantEnd || escaped != wantEscaped || end >= 0 && ascii != wantASCII {
+				t.Fatalf("stringEnd(%q, %d) = %d, %v, %v; byte by byte %d, %v, %v", b, i, end, escaped, ascii, wantEnd, wantEscaped, wantASCII)
+			}
+			var s Scanner
+			s.Reset(b[i:])
+			got, ok := s.String()
+			var want string
+			err := errors.New("not a string")
+			if end >= 0 {
+				err = json.Unmarshal(b[i:end], &want)
+			}
+			if ok != (err == nil) || ok && got != want {
+				t.Fatalf("String of %q = %q, %v; encoding/json %q, %v", b[i:], got, ok, want, err)
+			}
+		}
+	})
+}
+
+// FuzzObjectStrings holds the reading of an object through Object, Unquote of each key and String
+// of each string value to encoding/json's tokens: the same keys and strings, in order.
+func FuzzObjectStrings(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":"b","c\u0064":"\u00e9","é":"ü","k":1,"x":{"y":"z"},"0123456789":"0123456789"}`))
+	f.Add([]byte("{\"\xff\":\"\xfe\",\"a\xc3\xa9\":\"\xc3\"}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var s Scanner
+		s.Reset(b)
+		if c, _ := s.Peek(); c != '{' {
+			return
+		}
+		var got []string
+		ok := s.Object(true, func(lit []byte) bool {
+			k, ok := s.Unquote(lit)
+			got = append(got, k)
+			if c, _ := s.Peek(); c == '"' {
+				v, ok2 := s.String()
+				got = append(got, v)
+				return ok && ok2
+			}
+			_, ok2 := s.Value()
+			return ok && ok2
+		})
+		if !ok || !s.End() {
+			t.Fatalf("%q: not read", b)
+		}
+		// The keys and string values of the object's own members, from encoding/json's tokens.
+		var want []string
+		d := json.NewDecoder(bytes.NewReader(b))
+		depth := 0
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			switch tok := tok.(type) {
+			case json.Delim:
+				if tok == '{' || tok == '[' {
+					depth++
+				} else {
+					depth--
+				}
+			case string:
+				if depth == 1 {
+					want = append(want, tok)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: read %q, encoding/json %q", b, got, want)
+		}
+	})
 }
