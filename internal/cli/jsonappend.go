@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -77,6 +78,25 @@ func appendJSONFindings(b []byte, fs []jsonFinding) []byte {
 	return append(b, ']')
 }
 
+// load8 returns the first eight bytes of s, in little-endian order (one load).
+func load8(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// escapeMask returns the top bit of each byte of w, in little-endian order, that appendJSONString
+// cannot copy as it is (a quote, a backslash, a byte below 0x20, or one of 0x80 and above, which
+// may start an invalid or escaped rune), up to the first such byte (the later ones may be set or
+// not): zero when all eight are plain. The tests are jsonscan's (plainMask): (x - n in each byte)
+// &^ x at the top bit of each byte flags a byte below n exactly up to the first, a borrow moving
+// only to later bytes.
+func escapeMask(w uint64) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	q, bs, ctl := w^(ones*'"')-ones, w^(ones*'\\')-ones, w-ones*0x20
+	return ((q|bs|ctl)&^w | w) & tops
+}
+
 // appendJSONString appends s as a JSON string as encoding/json writes it with HTML escaping off:
 // '"' and '\\' escaped, the control characters as \b, \f, \n, \r, \t or \u00xx, invalid UTF-8 as
 // \ufffd, and U+2028 and U+2029 escaped.
@@ -85,6 +105,17 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they need no escape and are ASCII.
+		for i+8 <= len(s) {
+			if m := escapeMask(load8(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++

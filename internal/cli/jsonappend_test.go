@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -73,4 +74,33 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	})
+}
+
+// TestAppendJSONStringEightAtATime: a byte that must not be copied as it is, at every position of
+// a string long enough for the eight-byte steps, and after every other kind of byte, comes out as
+// encoding/json writes it.
+func TestAppendJSONStringEightAtATime(t *testing.T) {
+	specials := []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", " ", "\x80", "\xff", "é", "\u2028", "\u2029", "\xe2\x80", "🙂", "<&>"}
+	for n := 1; n <= 24; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, sp := range specials {
+				for _, before := range []string{"a", "\x01", "ü"} {
+					s := strings.Repeat("k", pos) + sp + strings.Repeat(before, n-pos)
+					if got, want := appendJSONString(nil, s), encodeJSON(t, s); !bytes.Equal(got, want) {
+						t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	for w := range 256 {
+		// Every byte in every lane of the first word.
+		for lane := range 8 {
+			b := []byte("abcdefghijkl")
+			b[lane] = byte(w)
+			if got, want := appendJSONString(nil, string(b)), encodeJSON(t, string(b)); !bytes.Equal(got, want) {
+				t.Fatalf("appendJSONString(%q) = %s, want %s", b, got, want)
+			}
+		}
+	}
 }
