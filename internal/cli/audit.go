@@ -213,6 +213,9 @@ func runAudit(a *app, ctx context.Context, args []string) int {
 // warning on standard error; so does a served kind that disagrees.
 func (a *app) detectRelease(ctx context.Context, client rest.Interface, dc *apiDiscovery, prefix string) naming.Release {
 	ns, name := a.cfg.ControlPlaneDeployment()
+	// Detect asks the served Kuma kinds without a context: the groups' question, which answers
+	// them, is asked with ctx first (its error is the audit's to report, when it lists).
+	_, _ = dc.ServerGroupsWithContext(ctx)
 	d := kumarelease.Detect(ctx, kumarelease.FromClient(client), dc, kumarelease.Options{Namespace: ns, Deployment: name})
 	if !d.Known {
 		fmt.Fprintf(a.errOut, "kriguard audit: %swarning: the Kuma release is unknown (%s): judging against %s, the most permissive; --kuma-version chooses one\n", prefix, d.Problem, d.Release)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +65,13 @@ func (d *apiDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.API
 	return d.groups, d.groupsErr
 }
 
+// discoveryTimeout bounds each discovery request, as client-go's discovery client bounds its
+// requests when the configuration sets no timeout.
+const discoveryTimeout = 32 * time.Second
+
 func (d *apiDiscovery) readGroups(ctx context.Context) (*metav1.APIGroupList, error) {
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
 	var contentType string
 	body, err := d.client.Get().AbsPath("/apis").SetHeader("Accept", acceptDiscovery).Do(ctx).ContentType(&contentType).Raw()
 	if err != nil {
@@ -144,6 +151,8 @@ func (d *apiDiscovery) ServerResourcesForGroupVersionWithContext(ctx context.Con
 
 // readResources asks the API server the resources of gv, as client-go's discovery client does.
 func (d *apiDiscovery) readResources(ctx context.Context, gv string) (*metav1.APIResourceList, error) {
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
 	path := "/apis/" + gv
 	if gv == "v1" {
 		path = "/api/v1"
