@@ -39,6 +39,32 @@ type withMesh struct {
 
 func (o withMesh) GetMesh() string { return o.mesh }
 
+// kriLabelReader is an object that reads the labels a KRI is built from without a map of its
+// labels (rules' admitted objects, which note them as they are decoded): ForObject and MeshOf read
+// them so when obj is one, else from GetLabels.
+type kriLabelReader interface {
+	KRILabels() (mesh string, hasMesh bool, zone, namespace string)
+}
+
+// kriLabels are the labels a KRI is built from: LabelMesh (when hasMesh), LabelZone and
+// LabelNamespace ("" when absent).
+type kriLabels struct {
+	mesh, zone, namespace string
+	hasMesh               bool
+}
+
+// kriLabelsOf reads the kriLabels of obj.
+func kriLabelsOf(obj Meta) (l kriLabels) {
+	if r, ok := obj.(kriLabelReader); ok {
+		l.mesh, l.hasMesh, l.zone, l.namespace = r.KRILabels()
+		return l
+	}
+	labels := obj.GetLabels()
+	l.mesh, l.hasMesh = labels[LabelMesh]
+	l.zone, l.namespace = labels[LabelZone], labels[LabelNamespace]
+	return l
+}
+
 // Labels and annotations that carry the parts of a Kubernetes object's KRI.
 const (
 	// LabelMesh names the mesh of an object of a mesh-scoped kind that is not a legacy kind. Kuma
@@ -92,14 +118,19 @@ func ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 // MeshOf returns the mesh of obj the way Kuma reads it for an object of type t, and the field path
 // it comes from: nil for the global kinds that are not legacy kinds, whose mesh is always empty.
 func MeshOf(obj Object, t ResourceType) (mesh string, from *field.Path) {
+	return meshOf(obj, t, kriLabelsOf(obj))
+}
+
+// meshOf is MeshOf, with the labels of obj read.
+func meshOf(obj Object, t ResourceType, l kriLabels) (mesh string, from *field.Path) {
 	switch {
 	case t.Legacy:
 		return obj.GetMesh(), meshFieldPath
 	case t.Scope == ScopeGlobal:
 		return "", nil
 	}
-	if m, ok := obj.GetLabels()[LabelMesh]; ok {
-		return m, meshLabelPath
+	if l.hasMesh {
+		return l.mesh, meshLabelPath
 	}
 	return DefaultMesh, meshLabelPath
 }
@@ -129,21 +160,19 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	if !known {
 		errs = append(errs, field.Invalid(kindPath, kind, "not a registered KRI resource type"))
 	}
-	labels := obj.GetLabels()
-	k := KRI{Type: t.ShortName}
+	labels := kriLabelsOf(obj)
+	k := KRI{Type: t.ShortName, Zone: labels.zone, Namespace: labels.namespace}
 
 	if known {
 		var from *field.Path
-		k.Mesh, from = MeshOf(obj, t)
+		k.Mesh, from = meshOf(obj, t, labels)
 		if from != nil {
-			errs = append(errs, meshErrors(t, known, k.Mesh, from)...)
+			errs = appendErrs(errs, meshErrors(t, known, k.Mesh, from))
 		}
 	}
 
-	k.Zone = labels[LabelZone]
-	errs = append(errs, FieldZone.Validate(k.Zone, zoneLabelPath)...)
-	k.Namespace = labels[LabelNamespace]
-	errs = append(errs, FieldNamespace.Validate(k.Namespace, nsLabelPath)...)
+	errs = appendErrs(errs, FieldZone.Validate(k.Zone, zoneLabelPath))
+	errs = appendErrs(errs, FieldNamespace.Validate(k.Namespace, nsLabelPath))
 
 	from := namePath
 	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]
@@ -168,9 +197,17 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 			errs = append(errs, e)
 		}
 	default:
-		errs = append(errs, FieldName.Validate(k.Name, from)...)
+		errs = appendErrs(errs, FieldName.Validate(k.Name, from))
 	}
 	return k, errs
+}
+
+// appendErrs appends more to errs: none, for a valid object, without a call.
+func appendErrs(errs, more field.ErrorList) field.ErrorList {
+	if len(more) == 0 {
+		return errs
+	}
+	return append(errs, more...)
 }
 
 func kindOrObject(kind string) string {

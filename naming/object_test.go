@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,6 +29,18 @@ func (o *obj) GetNamespace() string              { return o.namespace }
 func (o *obj) GetLabels() map[string]string      { return o.labels }
 func (o *obj) GetAnnotations() map[string]string { return o.annotations }
 func (o *obj) GetMesh() string                   { return o.mesh }
+
+// noted is obj read as rules' admitted objects are: its KRI labels from KRILabels, not its map.
+type noted struct{ *obj }
+
+func (o noted) GetLabels() map[string]string {
+	panic("GetLabels of an object that notes its KRI labels")
+}
+
+func (o noted) KRILabels() (mesh string, hasMesh bool, zone, namespace string) {
+	mesh, hasMesh = o.labels[LabelMesh]
+	return mesh, hasMesh, o.labels[LabelZone], o.labels[LabelNamespace]
+}
 
 func l(kv ...string) map[string]string {
 	m := make(map[string]string, len(kv)/2)
@@ -149,6 +162,9 @@ func TestForObjectRules(t *testing.T) {
 				t.Errorf("KRI = %s, want %s", got, tt.want)
 			}
 			checkProblems(t, errs, tt.errs)
+			if ngot, nerrs := ForObject(noted{tt.obj}, tt.kind); ngot != got || !reflect.DeepEqual(nerrs, errs) {
+				t.Errorf("ForObject of the object's KRILabels = %s, %v; of its labels %s, %v", ngot, nerrs, got, errs)
+			}
 			if _, err := Parse(got.String()); (err == nil) != (len(errs) == 0) && tt.kind != "Pod" {
 				t.Errorf("Parse(%s) = %v, but ForObject reported %v", got, err, errs)
 			}
@@ -266,6 +282,15 @@ func FuzzForObject(f *testing.F) {
 			o.labels[LabelDisplayName] = displayLabel
 		}
 		k, errs := ForObject(o, kind)
+		if nk, nerrs := ForObject(noted{o}, kind); nk != k || !reflect.DeepEqual(nerrs, errs) {
+			t.Fatalf("ForObject of the object's KRILabels = %s, %v; of its labels %s, %v", nk, nerrs, k, errs)
+		}
+		if rt, ok := defaultRegistry().ByKind(kind); ok {
+			m, from := MeshOf(o, rt)
+			if nm, nfrom := MeshOf(noted{o}, rt); nm != m || nfrom != from {
+				t.Fatalf("MeshOf of the object's KRILabels = %q %v; of its labels %q %v", nm, nfrom, m, from)
+			}
+		}
 		_, perr := Parse(k.String())
 		if len(errs) == 0 && perr != nil {
 			t.Fatalf("no problem reported, but %s does not parse: %v", k, perr)
@@ -301,6 +326,9 @@ func TestForObjectAllocs(t *testing.T) {
 	} {
 		if n := testing.AllocsPerRun(100, func() { sinkKRI, _ = ForObject(c.o, c.kind) }); n != 0 {
 			t.Errorf("%s: %v allocations per ForObject, want 0", c.kind, n)
+		}
+		if n := testing.AllocsPerRun(100, func() { sinkKRI, _ = ForObject(noted{c.o}, c.kind) }); n != 0 {
+			t.Errorf("%s: %v allocations per ForObject of KRILabels, want 0", c.kind, n)
 		}
 	}
 }
