@@ -39,6 +39,7 @@ func applyPatch(raw []byte, ops any, gk schema.GroupKind, full bool) (*admitted,
 func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
 	cp := *obj
 	clonedLabels, clonedAnnotations := false, false
+	var labels map[string]string // cp's labels, once an operation adds any
 	for _, op := range ops {
 		if op.Operation != "add" {
 			return nil, false
@@ -58,7 +59,10 @@ func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
 			cp.name = v
 			continue
 		case rest == "labels" || strings.HasPrefix(rest, "labels/"):
-			m, cloned = &cp.labels, &clonedLabels
+			if !clonedLabels {
+				labels = obj.labels.asMap()
+			}
+			m, cloned = &labels, &clonedLabels
 			cp.hasLabels = true
 		case rest == "annotations" || strings.HasPrefix(rest, "annotations/"):
 			m, cloned = &cp.annotations, &clonedAnnotations
@@ -91,6 +95,9 @@ func patchMetadata(obj *admitted, ops []jsonpatch.Operation) (*admitted, bool) {
 			key = strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
 		}
 		(*m)[key] = v
+	}
+	if clonedLabels {
+		cp.labels = labelsOf(labels)
 	}
 	return &cp, true
 }

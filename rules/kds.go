@@ -127,7 +127,7 @@ func copyName(kind, mesh, name, zone, namespace string) (string, bool) {
 // that webhook sets only when it is absent (pkg/core/resources/labels/compute.go setIfNotExist),
 // so a label the user wrote is hashed instead of the namespace.
 func copyHashed(rel naming.Release, obj *admitted) (name, namespace string) {
-	namespace, ok := obj.labels[labelNamespace]
+	namespace, ok := obj.labels.noted(notedNamespace)
 	if !ok {
 		namespace = obj.namespace
 	}
@@ -145,7 +145,7 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 		return copyName(kind, kri.Mesh, kri.Name, kri.Zone, kri.Namespace)
 	}
 	name, namespace := copyHashed(c.release, obj)
-	return copyName(kind, kri.Mesh, name, obj.labels[naming.LabelZone], namespace)
+	return copyName(kind, kri.Mesh, name, obj.labels.notedValue(notedZone), namespace)
 }
 
 // kdsFindings checks what KDS makes of obj, of kind g.gk.Kind with the KRI kri, under the
@@ -154,13 +154,13 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 // errors on a multizone control plane, notes elsewhere.
 func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	mode := c.Mode()
-	fromGlobal := obj.labels[labelOrigin] == originGlobal
+	fromGlobal := obj.labels.notedValue(notedOrigin) == originGlobal
 	if mode == ModeStandalone || obj.name == "" || fromGlobal && mode != ModeGlobal {
 		// A standalone zone syncs nothing; a copy from global is Kuma's own.
 		return errs, notes
 	}
 	if g.kds.hashed && (g.kds.toZones && mode != ModeZone || g.kds.toGlobal && mode != ModeGlobal) {
-		labels, base := obj.labels, kri.Name
+		labels, base := &obj.labels, kri.Name
 		if universal {
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
 		} else {
@@ -170,7 +170,7 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 		// name that is itself no DNS-1123 subdomain is refused by the API server before any copy;
 		// a Universal one is stored as written, and its copy is what a Kubernetes receiver refuses.
 		if !copyValid(base, labels) && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
-			errs, notes = c.kdsCopyFindings(g.gk.Kind, obj, kri, universal, labels, errs, notes)
+			errs, notes = c.kdsCopyFindings(g.gk.Kind, obj, kri, universal, labels.asMap(), errs, notes)
 		}
 	}
 	// A zone object that holds the name a global object's copy gets in this zone: copies live in
@@ -214,14 +214,18 @@ func (c *Config) kdsCopyFindings(kind string, obj *admitted, kri naming.KRI, uni
 }
 
 // copyValid reports whether copyProblems finds nothing wrong with a copy hashsuffix.Name makes of
-// name, whatever its mesh and extra values, with the given labels, without building the copy's
-// name (hashsuffix.ValidBase; FuzzCopyValid holds it to copyProblems).
-func copyValid(name string, labels map[string]string) bool {
+// name, whatever its mesh and extra values, with the given labels (nil: none), without building
+// the copy's name (hashsuffix.ValidBase; FuzzCopyValid holds it to copyProblems). The keys of the
+// noted labels are qualified names: only their values are checked.
+func copyValid(name string, labels *labelSet) bool {
 	if !hashsuffix.ValidBase(name) {
 		return false
 	}
-	for k, v := range labels {
-		if !hashsuffix.IsQualifiedName(k) || !hashsuffix.IsLabelValue(v) {
+	if labels == nil {
+		return true
+	}
+	for _, p := range labels.pairs {
+		if !hashsuffix.IsLabelValue(p.value) || notedIndex(p.key) < 0 && !hashsuffix.IsQualifiedName(p.key) {
 			return false
 		}
 	}

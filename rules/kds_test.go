@@ -233,8 +233,11 @@ func TestCopyValid(t *testing.T) {
 		{"Backend", nil, false},
 		{"x", map[string]string{"team": strings.Repeat("v", 64)}, false},
 		{"x", map[string]string{"-team": "v"}, false},
+		{"x", map[string]string{"kuma.io/zone": "-"}, false},
+		{"x", map[string]string{"kuma.io/mesh": "m", "kuma.io/zone": "z", "kuma.io/origin": "zone", "k8s.kuma.io/namespace": "n", "kuma.io/display-name": "d"}, true},
 	} {
-		if got := copyValid(tt.name, tt.labels); got != tt.want {
+		labels := labelsOf(tt.labels)
+		if got := copyValid(tt.name, &labels); got != tt.want {
 			t.Errorf("copyValid(%q, %v) = %v, want %v", tt.name, tt.labels, got, tt.want)
 		}
 	}
@@ -248,13 +251,16 @@ func FuzzCopyValid(f *testing.F) {
 	f.Add("default", strings.Repeat("a", 235)+"."+strings.Repeat("b", 17), "", "", "", "")
 	f.Add("m", "a.b-", "", "", "team", strings.Repeat("v", 64))
 	f.Add("m", "dp_backend_01", "", "", "a/b", "-")
+	f.Add("m", "x", "", "", "kuma.io/origin", "_")
+	f.Add("m", "x", "", "", "k8s.kuma.io/namespace", strings.Repeat("n", 64))
 	f.Fuzz(func(t *testing.T, mesh, name, zone, namespace, key, value string) {
 		var labels map[string]string
 		if key != "" || value != "" {
 			labels = map[string]string{key: value}
 		}
 		copy := hashsuffix.Name(mesh, name, zone, namespace)
-		if got, want := copyValid(name, labels), len(copyProblems(copy, labels)) == 0; got != want {
+		set := labelsOf(labels)
+		if got, want := copyValid(name, &set), len(copyProblems(copy, labels)) == 0; got != want {
 			t.Fatalf("copyValid(%q, %q) = %v, but copyProblems(%q) finds problems: %v", name, labels, got, copy, !want)
 		}
 	})

@@ -61,7 +61,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 	kri, before = c.registry.ForObject(obj, g.gk.Kind)
 	valid = len(before) == 0
 	tag(before, 0, RuleKRI)
-	if v, ok := obj.labels[naming.LabelDisplayName]; ok {
+	if v, ok := obj.labels.noted(notedDisplayName); ok {
 		before = tag(append(before, naming.FieldName.Validate(v, displayNameLabelPath)...), len(before), RuleDisplayNameLabel)
 	}
 	if sections, _ := obj.refSpecs(); w != nil && sections != nil {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"unicode/utf8"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,7 +25,7 @@ type admitted struct {
 	name, generateName, namespace string
 	// mesh is the top-level mesh field of Kuma's legacy kinds (Dataplane, Mesh, …), "" when absent.
 	mesh   string
-	labels map[string]string
+	labels labelSet
 	// annotations are the annotations the rules read (readAnnotations), nil when there is none of
 	// them: the others, often large (kubectl's last-applied-configuration holds the whole object),
 	// are not decoded.
@@ -52,9 +52,25 @@ type admitted struct {
 // naming.Object.
 func (o *admitted) GetName() string                   { return o.name }
 func (o *admitted) GetNamespace() string              { return o.namespace }
-func (o *admitted) GetLabels() map[string]string      { return o.labels }
 func (o *admitted) GetAnnotations() map[string]string { return o.annotations }
 func (o *admitted) GetMesh() string                   { return o.mesh }
+
+// GetLabels returns a map of the object's labels, built for the call: empty when metadata holds
+// an empty map, nil when it holds none. The rules read labels with Label.
+func (o *admitted) GetLabels() map[string]string {
+	m := o.labels.asMap()
+	if m == nil && o.hasLabels {
+		m = map[string]string{}
+	}
+	return m
+}
+
+// KRILabels returns the labels a KRI is built from, noted by the decode: naming.ForObject reads
+// them so, without a map.
+func (o *admitted) KRILabels() (mesh string, hasMesh bool, zone, namespace string) {
+	mesh, hasMesh = o.labels.noted(notedMesh)
+	return mesh, hasMesh, o.labels.notedValue(notedZone), o.labels.notedValue(notedNamespace)
+}
 
 // decodeObject decodes one object of a request and checks that it is of the requested kind.
 // wholeSpec asks for spec whatever it holds: the kind's rules read more of it than target
@@ -116,9 +132,11 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 	// Unstructured's getters read a malformed label map as no labels at all, which would hide
 	// a label from the rules: refuse such objects instead.
 	o := &admitted{}
-	if o.labels, o.hasLabels, err = unstructured.NestedStringMap(u.Object, "metadata", "labels"); err != nil {
+	labels, hasLabels, err := unstructured.NestedStringMap(u.Object, "metadata", "labels")
+	if err != nil {
 		return nil, fmt.Errorf("decoding %s: metadata.labels: %w", what, err)
 	}
+	o.labels, o.hasLabels = labelsOf(labels), hasLabels
 	if o.annotations, o.hasAnnotations, err = unstructured.NestedStringMap(u.Object, "metadata", "annotations"); err != nil {
 		return nil, fmt.Errorf("decoding %s: metadata.annotations: %w", what, err)
 	}
@@ -260,7 +278,8 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	s := &jsonscan.Scanner{Known: knownString}
 	s.Reset(raw)
 	o := &admitted{}
-	var apiVersion, kind []byte // their literals: compared, never kept
+	var apiVersion, kind string
+	var hasAPIVersion, hasKind bool // not absent, nor null
 	var spec, status span
 	holds := specScan{s: s}
 	var seen uint8 // the members read, once each
@@ -282,9 +301,9 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	ok := s.Object(false, func(key []byte) bool {
 		switch string(key[1 : len(key)-1]) {
 		case "apiVersion":
-			return once(seenAPIVersion) && stringLiteral(s, &apiVersion)
+			return once(seenAPIVersion) && stringOrNullHas(s, &apiVersion, &hasAPIVersion)
 		case "kind":
-			return once(seenKind) && stringLiteral(s, &kind)
+			return once(seenKind) && stringOrNullHas(s, &kind, &hasKind)
 		case "mesh":
 			return once(seenMesh) && stringOrNull(s, &o.mesh)
 		case "metadata":
@@ -310,7 +329,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	if !ok || !s.End() {
 		return nil, errUnsure
 	}
-	if !isKind(kind, apiVersion, gk) {
+	if !hasKind || !hasAPIVersion || !isKind(kind, apiVersion, gk) {
 		return nil, errUnsure
 	}
 	if spec != nil && string(spec) != "null" {
@@ -327,28 +346,55 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 
 // knownStrings are strings most Kuma objects hold, kept once so that reading them allocates nothing
 // (jsonscan.Scanner.Known): the labels Kuma sets on every object (labels/compute.go) and their usual
-// values, and the types of every release, which a Universal resource names.
-var knownStrings = func() map[string]string {
-	m := map[string]string{}
+// values, the system namespace, the types of every release, which a Universal resource names, and
+// the kinds and API versions the webhook is called for.
+// They are found by knownHash: a few instructions for a string that is none of them (most of an
+// object's), one comparison for one that is; a map's hash cost more either way.
+var knownStrings = func() *[256][]string {
+	var t [256][]string
+	add := func(s string) {
+		h := knownHash([]byte(s))
+		if !slices.Contains(t[h], s) {
+			t[h] = append(t[h], s)
+		}
+	}
 	for _, s := range []string{
 		naming.LabelMesh, naming.LabelZone, naming.LabelNamespace, naming.LabelDisplayName, naming.LabelOrigin,
 		"kuma.io/env", "kuma.io/policy-role", "kuma.io/managed-by",
-		naming.DefaultMesh, "zone", "global", "universal", "kubernetes", "producer", "consumer", "workload-owner", "system",
+		naming.DefaultMesh, DefaultSystemNamespace, "zone", "global", "universal", "kubernetes", "producer", "consumer",
+		"workload-owner", "system", KumaGroup + "/v1alpha1",
 	} {
-		m[s] = s
+		add(s)
+	}
+	for _, k := range kongKinds {
+		add(k.Kind)
+		add(k.Group + "/" + k.Version)
 	}
 	for _, r := range naming.Releases() {
 		for _, t := range r.Registry().Types() {
-			m[t.Kind] = t.Kind
+			add(t.Kind)
 		}
 	}
-	return m
+	return &t
 }()
+
+// knownHash is the bucket of knownStrings that in, not empty, would be in: of its length and its
+// first and last bytes.
+func knownHash(in []byte) uint8 {
+	return uint8(len(in)*13) ^ in[0] ^ in[len(in)-1]<<3
+}
 
 // knownString is a jsonscan.Scanner's Known: the kept string of in, when it is one of knownStrings.
 func knownString(in []byte) (string, bool) {
-	s, ok := knownStrings[string(in)]
-	return s, ok
+	if len(in) == 0 {
+		return "", false
+	}
+	for _, s := range knownStrings[knownHash(in)] {
+		if string(in) == s {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // specScan finds, in the pass of decodePartial over spec (jsonscan.Scanner.ValueStrings), what
@@ -425,54 +471,22 @@ func (h *specScan) result(spec []byte) (sections, refs []byte) {
 	return sections, refs
 }
 
-// stringLiteral reads a string, or null (nil), as its literal, quotes included.
-func stringLiteral(s *jsonscan.Scanner, to *[]byte) bool {
-	if c, _ := s.Peek(); c == 'n' {
-		*to = nil
-		return s.Literal("null")
-	}
-	if c, _ := s.Peek(); c != '"' {
-		return false
-	}
-	v, ok := s.Value()
-	*to = v
-	return ok
-}
-
-// isKind reports whether the literals kind and apiVersion (nil: absent or null) name the kind gk,
-// as the strings they hold would: kind gk.Kind, apiVersion not empty and of gk.Group as
-// schema.ParseGroupVersion reads it. Only a literal with an escape, or not UTF-8, is decoded.
-func isKind(kind, apiVersion []byte, gk schema.GroupKind) bool {
-	if len(kind) < 2 || len(apiVersion) < 2 {
-		return false
-	}
-	k, v := kind[1:len(kind)-1], apiVersion[1:len(apiVersion)-1]
-	if !plain(k) || !plain(v) {
-		var ks, vs string
-		if stdjson.Unmarshal(kind, &ks) != nil || stdjson.Unmarshal(apiVersion, &vs) != nil {
-			return false
-		}
-		gv, err := schema.ParseGroupVersion(vs)
-		return ks == gk.Kind && vs != "" && err == nil && gv.Group == gk.Group
-	}
-	if string(k) != gk.Kind || len(v) == 0 {
+// isKind reports whether the strings kind and apiVersion name the kind gk: kind gk.Kind,
+// apiVersion not empty and of gk.Group as schema.ParseGroupVersion reads it.
+func isKind(kind, apiVersion string, gk schema.GroupKind) bool {
+	if kind != gk.Kind || apiVersion == "" {
 		return false
 	}
 	// ParseGroupVersion: no slash is a version of the core group, one slash divides group and
 	// version, more are an error.
-	switch bytes.Count(v, slash) {
+	switch strings.Count(apiVersion, "/") {
 	case 0:
 		return gk.Group == ""
 	case 1:
-		return string(v[:bytes.IndexByte(v, '/')]) == gk.Group
+		return apiVersion[:strings.IndexByte(apiVersion, '/')] == gk.Group
 	}
 	return false
 }
-
-var slash = []byte("/")
-
-// plain reports whether the bytes of a string literal are the string it holds: no escape, UTF-8.
-func plain(in []byte) bool { return bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) }
 
 // stringOrNull reads a string, or null, which leaves to as it is.
 func stringOrNull(s *jsonscan.Scanner, to *string) bool {
@@ -481,6 +495,16 @@ func stringOrNull(s *jsonscan.Scanner, to *string) bool {
 	}
 	v, ok := s.String()
 	*to = v
+	return ok
+}
+
+// stringOrNullHas reads a string into to, setting has, or null, which leaves both as they are.
+func stringOrNullHas(s *jsonscan.Scanner, to *string, has *bool) bool {
+	if c, _ := s.Peek(); c == 'n' {
+		return s.Literal("null")
+	}
+	v, ok := s.String()
+	*to, *has = v, true
 	return ok
 }
 
@@ -512,9 +536,8 @@ func metadata(s *jsonscan.Scanner, o *admitted) bool {
 			o.namespace, ok = s.String()
 			return once(4) && ok
 		case "labels":
-			o.labels, ok = metaMap(s)
 			o.hasLabels = true
-			return once(8) && ok
+			return once(8) && readLabels(s, &o.labels)
 		case "annotations":
 			o.annotations, ok = annotations(s)
 			o.hasAnnotations = true
@@ -525,8 +548,41 @@ func metadata(s *jsonscan.Scanner, o *admitted) bool {
 	})
 }
 
-// metaMap reads a metadata map of strings: labels or annotations. null and a value that is not a
-// string, which the full decode refuses, are refused; a repeated key keeps its last value in both.
+// readLabels reads metadata.labels into l. null and a value that is not a string, which the full
+// decode refuses, are refused; a repeated key keeps its last value in both. The key of a noted
+// label (notedKeys) is not decoded: it is the constant.
+func readLabels(s *jsonscan.Scanner, l *labelSet) bool {
+	if c, _ := s.Peek(); c != '{' {
+		return false
+	}
+	return s.Object(true, func(key []byte) bool {
+		var k string
+		n, ok := -1, true
+		switch {
+		case s.Escaped(): // may spell a noted key
+			k, ok = s.Unquote(key)
+			n = notedIndex(k)
+		default:
+			if n = notedIndexBytes(key[1 : len(key)-1]); n >= 0 {
+				k = notedKeys[n]
+			} else {
+				k, ok = s.Unquote(key)
+			}
+		}
+		if !ok {
+			return false
+		}
+		v, ok := s.String()
+		if !ok {
+			return false
+		}
+		l.setNoted(k, v, n)
+		return true
+	})
+}
+
+// metaMap reads a map of strings as readLabels reads labels, into a map: the labels of a Universal
+// resource (universal.go).
 func metaMap(s *jsonscan.Scanner) (map[string]string, bool) {
 	if c, _ := s.Peek(); c != '{' {
 		return nil, false
@@ -549,7 +605,7 @@ func metaMap(s *jsonscan.Scanner) (map[string]string, bool) {
 // readAnnotations are the annotations the rules read, the only ones admitted keeps.
 var readAnnotations = []string{naming.AnnotationDisplayName, naming.AnnotationKRI}
 
-// annotations reads metadata.annotations as metaMap reads a map, but decodes only the values of
+// annotations reads metadata.annotations as readLabels reads labels, into a map, but decodes only the values of
 // readAnnotations (nil when there is none of them): every other value is checked to be a string
 // and passed.
 func annotations(s *jsonscan.Scanner) (map[string]string, bool) {

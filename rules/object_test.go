@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/naming"
 )
@@ -41,6 +43,10 @@ var decodeCases = []struct {
 	{"escaped label keys", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","a\u0062":"e","\ud800":"f"}}}`, true},
 	{"escaped label keys without \\u", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","\t":""}}}`, true},
 	{"repeated label key", fastHead + `"metadata":{"labels":{"a":"b","a":"c"}}}`, true},
+	{"noted labels", fastHead + `"metadata":{"labels":{"k8s.kuma.io/namespace":"ns","kuma.io/display-name":"d","kuma.io/mesh":"","kuma.io/origin":"global","kuma.io/zone":"z","team":"a"}}}`, true},
+	{"noted labels out of order and repeated", fastHead + `"metadata":{"labels":{"kuma.io/zone":"z","kuma.io/mesh":"m","kuma.io/zone":"y","a":"b","kuma.io/mesh":"n"}}}`, true},
+	{"escaped noted label keys", fastHead + `"metadata":{"labels":{"kuma.io\/mesh":"m","kuma.io/zon\u0065":"z","kuma.io/origin":"zone"}}}`, true},
+	{"many labels out of order", fastHead + `"metadata":{"labels":{` + manyLabels + `}}}`, true},
 	{"repeated sectionName", fastHead + `"metadata":{},"spec":{"targetRef":{"sectionName":"Bad_","sectionName":"http"}}}`, true},
 	{"nested references", fastHead + `"metadata":{},"spec":{"to":[{"targetRef":{"targetRef":{"sectionName":"X_"}}}],"x":{"backendRefs":[[{"sectionName":"Y_"}],{"sectionName":true}]}}}`, true},
 	{"references outside spec", fastHead + `"metadata":{"x":{"targetRef":{"sectionName":"X_"}}},"other":{"targetRef":{"sectionName":"X_"}}}`, true},
@@ -174,9 +180,12 @@ func compareDecoders(t *testing.T, raw []byte) {
 			t.Errorf("%s: partial %#v, full %#v", f.name, f.part, f.full)
 		}
 	}
-	if !maps.Equal(part.labels, full.labels) || (part.labels == nil) != (full.labels == nil) {
-		t.Errorf("labels: partial %#v, full %#v", part.labels, full.labels)
+	if pl, fl := part.GetLabels(), full.GetLabels(); !maps.Equal(pl, fl) || (pl == nil) != (fl == nil) {
+		t.Errorf("labels: partial %#v, full %#v", pl, fl)
 	}
+	labels := labelsOfJSON(t, raw)
+	checkLabelSet(t, "partial", &part.labels, labels)
+	checkLabelSet(t, "full", &full.labels, labels)
 	if !maps.Equal(part.annotations, full.annotations) || (part.annotations == nil) != (full.annotations == nil) {
 		t.Errorf("annotations: partial %#v, full %#v", part.annotations, full.annotations)
 	}
@@ -185,6 +194,64 @@ func compareDecoders(t *testing.T, raw []byte) {
 	partErrs, fullErrs := refProblems(partSections), refProblems(fullSections)
 	if !reflect.DeepEqual(partErrs, fullErrs) {
 		t.Errorf("target reference problems: partial %v, full %v", partErrs, fullErrs)
+	}
+}
+
+// manyLabels are more labels than a labelSet walks before it indexes them, out of order and each
+// twice.
+var manyLabels = func() string {
+	var b strings.Builder
+	for round := range 2 {
+		for i := 40; i > 0; i-- {
+			fmt.Fprintf(&b, `"k%d":"v%d-%d",`, i%23, i, round)
+		}
+	}
+	return b.String() + `"kuma.io/mesh":"m"`
+}()
+
+// labelsOfJSON returns metadata.labels of raw, an object both decoders took, decoded as the API
+// server decodes it: a repeated key keeps its last value.
+func labelsOfJSON(t *testing.T, raw []byte) map[string]string {
+	t.Helper()
+	var top map[string]any
+	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &top); err != nil {
+		t.Fatalf("decoding %q: %v", raw, err)
+	}
+	md, _ := top["metadata"].(map[string]any)
+	l, ok := md["labels"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	m := make(map[string]string, len(l))
+	for k, v := range l {
+		m[k], _ = v.(string)
+	}
+	return m
+}
+
+// checkLabelSet checks that l holds the labels want, each once, and that each label's look-up,
+// the noted ones' included, finds what a look-up in want finds.
+func checkLabelSet(t *testing.T, which string, l *labelSet, want map[string]string) {
+	t.Helper()
+	if l.len() != len(want) {
+		t.Errorf("%s labels: %d pairs %v, want %d: %v", which, l.len(), l.pairs, len(want), want)
+	}
+	for _, p := range l.pairs {
+		if v, ok := want[p.key]; !ok || v != p.value {
+			t.Errorf("%s labels: pair %q=%q, want %q (%v)", which, p.key, p.value, v, ok)
+		}
+	}
+	for n, k := range notedKeys {
+		wv, wok := want[k]
+		if v, ok := l.noted(n); v != wv || ok != wok {
+			t.Errorf("%s labels: noted(%q) = %q, %v; want %q, %v", which, k, v, ok, wv, wok)
+		}
+	}
+	for _, k := range append(slices.Collect(maps.Keys(want)), append(notedKeys[:], "absent", "")...) {
+		wv, wok := want[k]
+		if v, ok := l.get(k); v != wv || ok != wok {
+			t.Errorf("%s labels: get(%q) = %q, %v; want %q, %v", which, k, v, ok, wv, wok)
+		}
 	}
 }
 

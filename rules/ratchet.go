@@ -87,7 +87,7 @@ func (v *view) at(string) any {
 			}
 		}
 		if v.o.hasLabels {
-			meta["labels"] = stringsAny(v.o.labels)
+			meta["labels"] = stringsAny(v.o.GetLabels())
 		}
 		if v.o.hasAnnotations {
 			meta["annotations"] = stringsAny(v.o.annotations)

@@ -111,7 +111,7 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 		// The control plane keeps the labels and annotations of what it writes when the object
 		// did not originate on it (a KDS copy: the origin label says where it did); kriguard does
 		// not know the control plane's mode, so every such write is taken as one.
-		if _, synced := obj.labels[naming.LabelOrigin]; synced {
+		if _, synced := obj.labels.noted(notedOrigin); synced {
 			name = rel.ValidatedNameAsSent(obj)
 		}
 	}
@@ -181,7 +181,7 @@ func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field
 					fmt.Sprintf("Kuma %s overwrites it with metadata.name %q: the object's KRI and display name are %q", rel, obj.name, obj.name)))
 			}
 		default:
-			if v, ok := obj.labels[key]; ok {
+			if v, ok := obj.labels.get(key); ok {
 				notes = append(notes, field.Invalid(naming.LabelPath(key), v,
 					fmt.Sprintf("Kuma %s's control plane sets this label itself, whatever it holds", rel)))
 			}
@@ -215,7 +215,7 @@ func (c *Config) refsFor(g *guard, obj *admitted) (errs, notes field.ErrorList) 
 	if err := json.UnmarshalCaseSensitivePreserveInts(raw, &spec); err != nil {
 		return nil, nil
 	}
-	ns := obj.labels[naming.LabelNamespace]
+	ns := obj.labels.notedValue(notedNamespace)
 	if ns == "" {
 		ns = obj.namespace
 	}

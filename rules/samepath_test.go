@@ -320,8 +320,16 @@ func TestIsKind(t *testing.T) {
 		{`"ConfigMap"`, `"/v1"`, core, true},
 		{`"ConfigMap"`, `"\u00ff/v1"`, core, false},
 		{"\"Mesh\xffTimeout\"", `"kuma.io/v1"`, gk, false},
+		{`"MeshTimeout"`, `"kuma.io/v1é"`, gk, true},
+		{`"MeshTimeout"`, "\"kuma.io/v\xff\"", gk, true},
+		{`"MeshTimeout"`, "\"kum\xff.io/v1\"", gk, false},
+		{`"MeshTimeout"`, `"kuma.io/v1/é"`, gk, false},
 		{``, `"kuma.io/v1alpha1"`, gk, false},
 		{`"MeshTimeout"`, ``, gk, false},
+		{`null`, `"kuma.io/v1alpha1"`, gk, false},
+		{`"MeshTimeout"`, `null`, gk, false},
+		{`""`, `"v1"`, schema.GroupKind{}, true},
+		{`""`, `null`, schema.GroupKind{}, false},
 	} {
 		var kind, apiVersion []byte
 		if c.kind != "" {
@@ -336,10 +344,25 @@ func TestIsKind(t *testing.T) {
 		_ = stdjson.Unmarshal(apiVersion, &vs)
 		gv, err := schema.ParseGroupVersion(vs)
 		before := ks == c.gk.Kind && vs != "" && err == nil && gv.Group == c.gk.Group
-		if got := isKind(kind, apiVersion, c.gk); got != c.want || got != before {
+		if got := readsAsKind(t, kind, apiVersion, c.gk); got != c.want || got != before {
 			t.Errorf("isKind(%s, %s, %v) = %v, want %v (the strings: %v)", c.kind, c.apiVersion, c.gk, got, c.want, before)
 		}
 	}
+}
+
+// readsAsKind reports whether decodePartial reads the literals kind and apiVersion (nil: absent) as of
+// the kind gk.
+func readsAsKind(t *testing.T, kind, apiVersion []byte, gk schema.GroupKind) bool {
+	t.Helper()
+	raw := []byte(`{"metadata":{}`)
+	if kind != nil {
+		raw = append(append(raw, `,"kind":`...), kind...)
+	}
+	if apiVersion != nil {
+		raw = append(append(raw, `,"apiVersion":`...), apiVersion...)
+	}
+	_, err := decodePartial(append(raw, '}'), gk, false)
+	return err == nil
 }
 
 // samePathUniversal wraps spec as the spec of a Universal resource of type kind.

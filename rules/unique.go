@@ -225,8 +225,8 @@ func (u *Unique) addKuma(zone string, gk schema.GroupKind, raw []byte) (int, err
 
 // addKumaObject reads obj, a Kuma object of a kind KDS copies to global under a hashed name.
 func (u *Unique) addKumaObject(zone string, gk schema.GroupKind, obj *admitted) (int, error) {
-	e := kumaEntry{zone: cmp.Or(obj.labels[naming.LabelZone], zone)}
-	if obj.name == "" || e.zone == "" || obj.labels[labelOrigin] == originGlobal {
+	e := kumaEntry{zone: cmp.Or(obj.labels.notedValue(notedZone), zone)}
+	if obj.name == "" || e.zone == "" || obj.labels.notedValue(notedOrigin) == originGlobal {
 		// generateName (the API server picks a random name), an object of global, or a copy of
 		// one in a zone
 		return -1, nil

@@ -3,7 +3,6 @@ package rules
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -137,7 +136,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r *Request, d *D
 	originErrs, originNotes := c.universalOrigin(rel, nu, r.Zone)
 	errs = tag(append(errs, originErrs...), n, RuleUniversalName)
 
-	obj := &admitted{name: u.Name, mesh: u.Mesh, labels: u.Labels, hasLabels: u.Labels != nil}
+	obj := &admitted{name: u.Name, mesh: u.Mesh, labels: labelsOf(u.Labels), hasLabels: u.Labels != nil}
 	if u.Spec != nil && string(u.Spec) != "null" {
 		if g.wholeSpec {
 			obj.spec = decodeReads(u.Spec, specReadTree(g.gk))
@@ -250,11 +249,10 @@ func universalSent(rel naming.Release, obj *admitted, u naming.Universal, kri na
 	if kri.Zone != "" {
 		kri.Zone = zone
 	}
-	if obj.labels[labelOrigin] != originGlobal || rel.KeepsGlobalOrigin(u, zone) {
+	if obj.labels.notedValue(notedOrigin) != originGlobal || rel.KeepsGlobalOrigin(u, zone) {
 		return obj, kri
 	}
 	sent := *obj
-	sent.labels = maps.Clone(obj.labels)
-	sent.labels[labelOrigin] = originZone
+	sent.labels = obj.labels.with(labelOrigin, originZone)
 	return &sent, kri
 }

@@ -95,9 +95,9 @@ func TestUniversalKDSCopyVectors(t *testing.T) {
 			if got := kri.String(); got != v.KRI {
 				t.Errorf("%s %s, as %s: KRI %s, Kuma stores %s", rel, v.Case, r.what, got, v.KRI)
 			}
-			obj := &admitted{name: r.u.Name, mesh: r.u.Mesh, labels: r.u.Labels}
+			obj := &admitted{name: r.u.Name, mesh: r.u.Mesh, labels: labelsOf(r.u.Labels)}
 			obj, kri = universalSent(rel, obj, nu, kri, r.zone)
-			if obj.labels[labelOrigin] == originGlobal && r.zone != "" {
+			if obj.labels.notedValue(notedOrigin) == originGlobal && r.zone != "" {
 				t.Errorf("%s %s, as %s: taken for a copy from global, Kuma's zone sends it as %q", rel, v.Case, r.what, v.Copy)
 			}
 			if got, ok := c.kdsCopy(kind, obj, kri, true); !ok || got != v.Copy {
