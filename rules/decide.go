@@ -165,12 +165,21 @@ func (d *Decision) Findings() []Finding {
 // was enforced.
 func (c *Config) Decide(ctx context.Context, r Request) (Decision, error) {
 	var d Decision
-	err := c.decide(ctx, &r, &d)
+	err := c.DecideInto(ctx, &r, &d)
+	return d, err
+}
+
+// DecideInto is Decide for a caller that decides a request at a time, as the webhook does: it
+// writes the decision into d, which it resets first, and reads r without changing it. A Request and
+// a Decision are a few hundred bytes each, which Decide copies in and out (docs/performance.md).
+func (c *Config) DecideInto(ctx context.Context, r *Request, d *Decision) error {
+	*d = Decision{}
+	err := c.decide(ctx, r, d)
 	if len(c.disabled) > 0 {
 		// Only rules that never deny can be turned off: their findings are notes.
 		d.notes = slices.DeleteFunc(d.notes, func(fe *field.Error) bool { return c.disabled[Rule(fe.Origin)] })
 	}
-	return d, err
+	return err
 }
 
 // decide decides r into d, a zero Decision, which it fills in place, as the functions it hands r

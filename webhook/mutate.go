@@ -70,15 +70,17 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		countDecision(&d, req.Operation, decisionDryRun)
 		logf.FromContext(ctx).Info("would patch", "kind", d.Object.Kind.String(), "objectName", objectName(&d.Object, &req), "patch", d.Patch,
 			"override", overrideLabel(&d))
-		return admission.Allowed("")
+		return allowed()
 	case rules.Mutated:
 		countDecision(&d, req.Operation, decisionMutated)
 		if log := logf.FromContext(ctx).V(1); log.Enabled() { // its values are built only for a line written
 			log.Info("patched", "kind", d.Object.Kind.String(), "objectName", objectName(&d.Object, &req), "operations", len(d.Patch),
 				"override", overrideLabel(&d))
 		}
-		return admission.Patched("", d.Patch...)
+		resp := allowed() // admission.Patched("", d.Patch...), with the shared status
+		resp.Patches = d.Patch
+		return resp
 	}
 	countDecision(&d, req.Operation, decisionAllowed)
-	return admission.Allowed("")
+	return allowed()
 }

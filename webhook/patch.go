@@ -21,9 +21,12 @@ func encodePatch(resp *admission.Response) {
 	if !ok {
 		return
 	}
-	pt := admissionv1.PatchTypeJSONPatch
-	resp.Patch, resp.PatchType, resp.Patches = p, &pt, nil
+	resp.Patch, resp.PatchType, resp.Patches = p, &jsonPatchType, nil
 }
+
+// jsonPatchType is the patchType of every patch encodePatch encodes: one for all answers, which
+// only read it.
+var jsonPatchType = admissionv1.PatchTypeJSONPatch
 
 // appendPatch appends ops to b as json.Marshal writes them (TestAppendPatch, FuzzAppendPatch),
 // when every operation's op and path, and its value, a string or a map of strings, are plainJSON;

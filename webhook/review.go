@@ -640,7 +640,9 @@ func plainJSON(s string) bool {
 // MaxResponseBytes: the message to 4 KiB, one cause counting the others, three warnings. Every
 // string left is then bounded, so the answer is.
 func shrink(r *admissionv1.AdmissionResponse) {
-	if s := r.Result; s != nil {
+	if r.Result != nil {
+		s := r.Result.DeepCopy() // the status may be shared (allowedStatus)
+		r.Result = s
 		s.Message = boundString(s.Message, 4<<10)
 		if d := s.Details; d != nil {
 			d.Name = boundString(d.Name, rules.MaxValueBytes)
