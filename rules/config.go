@@ -78,8 +78,10 @@ type Config struct {
 
 	registry *naming.Registry
 	// disabled holds the rules of Rules.Disabled.
-	disabled   map[Rule]bool
-	guards     map[schema.GroupKind]*guard
+	disabled map[Rule]bool
+	// guards are the guards of the guarded kinds by kind, then group: a look-up hashes the kind
+	// alone, a third of the cost of hashing a GroupKind (docs/performance.md).
+	guards     map[string][]*guard
 	requesters requesters
 	// release is the Kuma release this Config judges against; byRelease holds a Config per known
 	// release, keyed by its name, alike but for the registry (forRelease).
@@ -193,8 +195,53 @@ type requester struct {
 // request is matched with one look-up of its user, not one per override (docs/performance.md).
 type requesters struct {
 	list                           []requester
-	byUser, byGroup, bySANamespace map[string]int
+	byUser, byGroup, bySANamespace firstIndex
 }
+
+// firstIndex maps names to the index of the first override that names them. It holds few names (the
+// default overrides name three users): a look-up compares the name with each, by length first,
+// which costs a fraction of hashing it; past smallIndex names it hashes (docs/performance.md).
+type firstIndex struct {
+	names []string
+	at    []int
+	m     map[string]int
+}
+
+// smallIndex is the most names a firstIndex compares one by one.
+const smallIndex = 8
+
+// add maps name to i unless x already maps it: to an earlier override.
+func (x *firstIndex) add(name string, i int) {
+	if _, ok := x.get(name); ok {
+		return
+	}
+	x.names, x.at = append(x.names, name), append(x.at, i)
+	if len(x.names) > smallIndex {
+		if x.m == nil {
+			x.m = make(map[string]int, len(x.names))
+			for j, n := range x.names {
+				x.m[n] = x.at[j]
+			}
+		}
+		x.m[name] = i
+	}
+}
+
+// get returns the index name maps to.
+func (x *firstIndex) get(name string) (int, bool) {
+	if x.m != nil {
+		i, ok := x.m[name]
+		return i, ok
+	}
+	for j, n := range x.names {
+		if n == name {
+			return x.at[j], true
+		}
+	}
+	return 0, false
+}
+
+func (x *firstIndex) len() int { return len(x.names) }
 
 // serviceAccountPrefix starts the user name of every service account.
 const serviceAccountPrefix = "system:serviceaccount:"
@@ -203,21 +250,21 @@ const serviceAccountPrefix = "system:serviceaccount:"
 // user or one of the groups, or the namespace of the service account the user is. ok is false when
 // none does.
 func (rs *requesters) first(user string, groups []string) (r requester, ok bool) {
-	first, ok := rs.byUser[user]
+	first, ok := rs.byUser.get(user)
 	if !ok {
 		first = len(rs.list)
 	}
-	if len(rs.byGroup) > 0 {
+	if rs.byGroup.len() > 0 {
 		for _, g := range groups {
-			if i, ok := rs.byGroup[g]; ok && i < first {
+			if i, ok := rs.byGroup.get(g); ok && i < first {
 				first = i
 			}
 		}
 	}
-	if len(rs.bySANamespace) > 0 {
+	if rs.bySANamespace.len() > 0 {
 		if rest, ok := strings.CutPrefix(user, serviceAccountPrefix); ok {
 			if ns, name, ok := strings.Cut(rest, ":"); ok && name != "" {
-				if i, ok := rs.bySANamespace[ns]; ok && i < first {
+				if i, ok := rs.bySANamespace.get(ns); ok && i < first {
 					first = i
 				}
 			}
@@ -227,13 +274,6 @@ func (rs *requesters) first(user string, groups []string) (r requester, ok bool)
 		return requester{}, false
 	}
 	return rs.list[first], true
-}
-
-// addFirst maps key to i unless m already maps it: to an earlier override.
-func addFirst(m map[string]int, key string, i int) {
-	if _, ok := m[key]; !ok {
-		m[key] = i
-	}
 }
 
 // TypeConfig registers a KRI resource type.
@@ -446,7 +486,7 @@ func buildConfig(c *Config) (*Config, error) {
 	c.registry = reg
 	c.requesters = requesters
 	c.disabled = disabled
-	c.guards = make(map[schema.GroupKind]*guard, len(order))
+	c.guards = make(map[string][]*guard, len(order))
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
 		k := merged[gk]
@@ -460,7 +500,7 @@ func buildConfig(c *Config) (*Config, error) {
 			rt, _ := reg.ByKind(gk.Kind)
 			k.ShortName, k.Scope = rt.ShortName, rt.Scope.String()
 		}
-		c.guards[gk] = g
+		c.guards[gk.Kind] = append(c.guards[gk.Kind], g)
 		c.Kinds = append(c.Kinds, k)
 	}
 	c.DefaultEnforcement = defaultEnforcement
@@ -498,7 +538,7 @@ func buildDisabled(rs []Rule) (map[Rule]bool, field.ErrorList) {
 // buildRequesters checks the requester overrides and resolves them.
 func buildRequesters(rs []RequesterConfig) (requesters, field.ErrorList) {
 	var errs field.ErrorList
-	out := requesters{list: make([]requester, 0, len(rs)), byUser: map[string]int{}, byGroup: map[string]int{}, bySANamespace: map[string]int{}}
+	out := requesters{list: make([]requester, 0, len(rs))}
 	names := map[string]bool{}
 	for i, r := range rs {
 		p := field.NewPath("requesters").Index(i)
@@ -529,19 +569,19 @@ func buildRequesters(rs []RequesterConfig) (requesters, field.ErrorList) {
 			if u == "" {
 				errs = append(errs, field.Required(p.Child("users").Index(j), "a user name"))
 			}
-			addFirst(out.byUser, u, at)
+			out.byUser.add(u, at)
 		}
 		for j, g := range r.Groups {
 			if g == "" {
 				errs = append(errs, field.Required(p.Child("groups").Index(j), "a group name"))
 			}
-			addFirst(out.byGroup, g, at)
+			out.byGroup.add(g, at)
 		}
 		for j, ns := range r.ServiceAccountNamespaces {
 			for _, msg := range validation.IsDNS1123Label(ns) {
 				errs = append(errs, field.Invalid(p.Child("serviceAccountNamespaces").Index(j), ns, msg))
 			}
-			addFirst(out.bySANamespace, ns, at)
+			out.bySANamespace.add(ns, at)
 		}
 	}
 	return out, errs
@@ -560,7 +600,7 @@ func (c *Config) enforcementFor(g *guard, user string, groups []string) (Enforce
 // the name of the requester override that decided it ("" for none). ok is false when gk is not
 // guarded.
 func (c *Config) RequesterEnforcement(gk schema.GroupKind, user string, groups []string) (e Enforcement, override string, ok bool) {
-	g, ok := c.guards[gk]
+	g, ok := c.guarded(gk)
 	if !ok {
 		return "", "", false
 	}
@@ -683,7 +723,7 @@ func (c *Config) Registry() *naming.Registry { return c.registry }
 
 // Enforcement returns how gk is enforced, and false when gk is not guarded.
 func (c *Config) Enforcement(gk schema.GroupKind) (Enforcement, bool) {
-	g, ok := c.guards[gk]
+	g, ok := c.guarded(gk)
 	if !ok {
 		return "", false
 	}

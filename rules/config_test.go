@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -263,6 +264,31 @@ func TestRequesters(t *testing.T) {
 				t.Errorf("RequesterEnforcement = %q, %q, %v; want %q, %q", e, override, ok, tt.want, tt.wantOverride)
 			}
 		})
+	}
+}
+
+// TestFirstIndex holds the look-up of requester overrides' names to the first override that names
+// each, whether it compares them one by one (up to smallIndex names) or hashes them.
+func TestFirstIndex(t *testing.T) {
+	for _, n := range []int{0, 1, smallIndex, smallIndex + 1, 3 * smallIndex} {
+		var x firstIndex
+		for i := range n {
+			x.add("user-"+strconv.Itoa(i), i)
+			x.add("user-"+strconv.Itoa(i/2), 100+i) // named again by a later override: the first wins
+		}
+		if x.len() != n {
+			t.Errorf("%d names: len %d", n, x.len())
+		}
+		for i := range n {
+			if at, ok := x.get("user-" + strconv.Itoa(i)); !ok || at != i {
+				t.Errorf("%d names: get(user-%d) = %d, %v; want %d, true", n, i, at, ok, i)
+			}
+		}
+		for _, name := range []string{"", "user-", "user-" + strconv.Itoa(n), "USER-0"} {
+			if at, ok := x.get(name); ok {
+				t.Errorf("%d names: get(%q) = %d, true; want none", n, name, at)
+			}
+		}
 	}
 }
 

@@ -247,7 +247,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision
 	// serves CRDs of an earlier release (docs/releases.md, "targetRef and backendRef forms").
 	refErrs, refNotes := c.refsFor(g, obj)
 	notes = append(notes, refNotes...)
-	errs := slices.Concat(before, w.errs, refErrs, after)
+	errs := concat(before, w.errs, refErrs, after)
 	var kept field.ErrorList
 	if old != nil {
 		// The problems of spec's target references were compared with the old object's by the
@@ -262,8 +262,8 @@ func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision
 		addedAfter, keptAfter = keepUnchangedKRIAnnotation(addedAfter, keptAfter, obj, old)
 		oldRefErrs, _ := c.refsFor(g, old)
 		addedRefs, keptRefs := ratchetRefs(refErrs, oldRefErrs)
-		errs = slices.Concat(addedBefore, w.errs, addedRefs, addedAfter)
-		kept = slices.Concat(keptBefore, w.kept, keptRefs, keptAfter)
+		errs = concat(addedBefore, w.errs, addedRefs, addedAfter)
+		kept = concat(keptBefore, w.kept, keptRefs, keptAfter)
 	}
 	if r.Peers != nil {
 		var clashes field.ErrorList
@@ -335,8 +335,25 @@ func (c *Config) admit(ctx context.Context, g *guard, r *Request, d *Decision) e
 		return w.err
 	}
 	refErrs, refNotes := c.refsFor(g, subject)
-	d.set(g, kri, valid, slices.Concat(before, w.errs, refErrs, after), nil, slices.Concat(notes, refNotes))
+	d.set(g, kri, valid, concat(before, w.errs, refErrs, after), nil, concat(notes, refNotes))
 	return nil
+}
+
+// concat is slices.Concat of lists without a copy when at most one holds anything, which is what
+// nearly every object's findings are: that one is returned, clipped, so that appending to the
+// result does not write into it (docs/performance.md).
+func concat(lists ...field.ErrorList) field.ErrorList {
+	var one field.ErrorList
+	for _, l := range lists {
+		switch {
+		case len(l) == 0:
+		case one == nil:
+			one = l
+		default:
+			return slices.Concat(lists...)
+		}
+	}
+	return slices.Clip(one)
 }
 
 // set sets the findings of a check in d, bounded, and the outcome they lead to.

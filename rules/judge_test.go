@@ -20,7 +20,7 @@ func TestPatchMetadataMatchesJSONPatch(t *testing.T) {
 		`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"generateName":"T_-","labels":{"kuma.io/display-name":"shown"}}}`,
 	}
 	c := DefaultConfig()
-	g := c.guards[gk]
+	g, _ := c.guarded(gk)
 	for i, raw := range objects {
 		obj, err := decodeObject(runtime.RawExtension{Raw: []byte(raw)}, "object", gk, false)
 		if err != nil {

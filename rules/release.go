@@ -54,11 +54,21 @@ func (c *Config) forRelease(rel naming.Release) *Config {
 // the configuration does not guard (the legacy policies, MeshGatewayInstance, …), one under the
 // default enforcement, so that such an object is refused as removed.
 func (c *Config) guardFor(gk schema.GroupKind) (*guard, bool) {
-	if g, ok := c.guards[gk]; ok {
+	if g, ok := c.guarded(gk); ok {
 		return g, true
 	}
 	if _, removed := c.release.Removed(gk.Kind); gk.Group == KumaGroup && removed {
 		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true, kds: kdsSyncOf(gk.Kind)}, true
+	}
+	return nil, false
+}
+
+// guarded returns the guard of gk, a guarded kind.
+func (c *Config) guarded(gk schema.GroupKind) (*guard, bool) {
+	for _, g := range c.guards[gk.Kind] {
+		if g.gk.Group == gk.Group {
+			return g, true
+		}
 	}
 	return nil, false
 }

@@ -164,10 +164,8 @@ func kindOf(raw []byte) string {
 
 // groupOf is the group of a kind the default configuration guards, Kuma's for any other.
 func groupOf(c *Config, kind string) string {
-	for gk := range c.guards {
-		if gk.Kind == kind {
-			return gk.Group
-		}
+	if gs := c.guards[kind]; len(gs) > 0 {
+		return gs[0].gk.Group
 	}
 	return KumaGroup
 }
