@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"strings"
 	"testing"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -13,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // marshalReview is the answer as json.Marshal writes it: the reference appendReview is held to.
@@ -105,4 +109,77 @@ func FuzzAppendReview(f *testing.F) {
 			t.Errorf("appendReview:\n %s\nwant\n %s", got, want)
 		}
 	})
+}
+
+// TestAllowedIsAdmissionAllowed holds allowed, which shares one status among all answers, to
+// admission.Allowed("").WithWarnings: the same response, and the same bytes written.
+func TestAllowedIsAdmissionAllowed(t *testing.T) {
+	for _, warnings := range [][]string{nil, {}, {"one"}, {"one", "two"}} {
+		got, want := allowed(warnings...), admission.Allowed("").WithWarnings(warnings...)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("allowed(%q) = %+v, want %+v", warnings, got, want)
+		}
+		got.UID, want.UID = "u", "u"
+		var gotBody, wantBody bytes.Buffer
+		writeReview(&discard{body: &gotBody}, got, nil)
+		writeReview(&discard{body: &wantBody}, want, nil)
+		if gotBody.String() != wantBody.String() {
+			t.Errorf("allowed(%q) writes %s, admission.Allowed %s", warnings, gotBody.Bytes(), wantBody.Bytes())
+		}
+	}
+	if *allowedStatus != (metav1.Status{Code: http.StatusOK}) {
+		t.Errorf("allowedStatus changed: %+v", *allowedStatus)
+	}
+}
+
+// TestShrinkLeavesTheStatus checks that an answer cut to MaxResponseBytes gets a status of its own:
+// the one it had may be shared by every allowed answer (allowedStatus), read by other reviews
+// meanwhile.
+func TestShrinkLeavesTheStatus(t *testing.T) {
+	long := strings.Repeat("m", 2*MaxResponseBytes)
+	st := &metav1.Status{Code: http.StatusUnprocessableEntity, Message: long,
+		Details: &metav1.StatusDetails{Name: long, Causes: []metav1.StatusCause{{Message: "a"}, {Message: "b"}}}}
+	r := admissionv1.AdmissionResponse{Result: st}
+	shrink(&r)
+	if r.Result == st || len(st.Message) != len(long) || len(st.Details.Name) != len(long) || len(st.Details.Causes) != 2 {
+		t.Errorf("shrink wrote into the status it was given")
+	}
+	if len(r.Result.Message) > 5<<10 || len(r.Result.Details.Name) > 2*rules.MaxValueBytes || len(r.Result.Details.Causes) != 1 {
+		t.Errorf("shrink did not cut the answer's status: message %d bytes, name %d, %d causes",
+			len(r.Result.Message), len(r.Result.Details.Name), len(r.Result.Details.Causes))
+	}
+
+	// An allowed answer whose warnings are cut: written within the bound, allowedStatus untouched.
+	resp := allowed(long, long, long, long)
+	resp.UID = "u"
+	var body bytes.Buffer
+	writeReview(&discard{body: &body}, resp, nil)
+	if body.Len() > MaxResponseBytes {
+		t.Errorf("answer of %d bytes, more than %d", body.Len(), MaxResponseBytes)
+	}
+	if *allowedStatus != (metav1.Status{Code: http.StatusOK}) || resp.Result != allowedStatus {
+		t.Errorf("writing a cut answer changed allowedStatus: %+v", *allowedStatus)
+	}
+}
+
+// TestPlainJSON checks plainJSON for every byte: it takes printable ASCII but for the five bytes
+// encoding/json escapes, and json.Marshal writes each string it takes as it is, quoted.
+func TestPlainJSON(t *testing.T) {
+	for b := range 256 {
+		s := string([]byte{'a', byte(b), 'z'})
+		want := b >= 0x20 && b <= 0x7e && !strings.ContainsRune(`"\<>&`, rune(b))
+		if plainJSON(s) != want {
+			t.Errorf("plainJSON(%q) = %v, want %v", s, !want, want)
+		}
+		out, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want && string(out) != `"`+s+`"` {
+			t.Errorf("json.Marshal(%q) = %s: not plain", s, out)
+		}
+	}
+	if !plainJSON("") {
+		t.Error(`plainJSON("") = false`)
+	}
 }

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"slices"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -17,11 +18,14 @@ func encodePatch(resp *admission.Response) {
 	if len(resp.Patches) == 0 {
 		return
 	}
-	p, ok := appendPatch(make([]byte, 0, patchSize(resp.Patches)), resp.Patches)
+	// Encoded on the stack, then copied once to its size: sizing it first took a pass over the
+	// operations' maps of its own.
+	var buf [512]byte
+	p, ok := appendPatch(buf[:0], resp.Patches)
 	if !ok {
 		return
 	}
-	resp.Patch, resp.PatchType, resp.Patches = p, &jsonPatchType, nil
+	resp.Patch, resp.PatchType, resp.Patches = bytes.Clone(p), &jsonPatchType, nil
 }
 
 // jsonPatchType is the patchType of every patch encodePatch encodes: one for all answers, which
@@ -80,24 +84,6 @@ func appendPatch(b []byte, ops []jsonpatch.Operation) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	return append(b, ']'), true
-}
-
-// patchSize is the length of ops encoded by appendPatch, or near it.
-func patchSize(ops []jsonpatch.Operation) int {
-	n := 2
-	for _, op := range ops {
-		n += len(`{"op":"","path":"","value":},`) + len(op.Operation) + len(op.Path)
-		switch v := op.Value.(type) {
-		case string:
-			n += len(v) + 2
-		case map[string]string:
-			for k, val := range v {
-				n += len(k) + len(val) + len(`"":"",`)
-			}
-			n += 2
-		}
-	}
-	return n
 }
 
 // appendString appends s, a plainJSON string, quoted.
