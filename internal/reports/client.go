@@ -16,8 +16,9 @@ import (
 )
 
 // Client makes the calls of a Writer and of List: get, create, update, delete and list the
-// Reports and ClusterReports, as OpenReports' generated clientset makes them (the same paths,
-// query parameters and bodies), over a REST client of the cluster. It links only the API's types,
+// Reports and ClusterReports, as OpenReports' generated clientset makes them (the same paths, query
+// parameters and bodies, but a delete's: none, which asks the defaults its empty DeleteOptions
+// asked), over a REST client of the cluster. It links only the API's types,
 // not the generated clientset, whose scheme and client-go's it brings (discovery, every typed
 // client's apply configurations) cost the kriguard command's start (docs/performance.md,
 // "Change 15").
