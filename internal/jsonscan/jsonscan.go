@@ -468,6 +468,9 @@ func (t *Strings) may(lit []byte) bool {
 }
 
 func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]byte, bool) {
+	if each == nil {
+		return s.valuePlain()
+	}
 	// The position is kept in i, not in s, and white space is looked for only where a token is
 	// not found: JSON as the API server writes it has none (docs/performance.md, "Change 13").
 	b, i := s.data, skipSpace(s.data, s.i)
@@ -515,11 +518,7 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 			} else {
 				s.values++
 			}
-			if each == nil {
-				if escaped {
-					s.escaped = true
-				}
-			} else if s.escaped = escaped; escaped || want.may(b[lit:end]) {
+			if s.escaped = escaped; escaped || want.may(b[lit:end]) {
 				s.i = i
 				if !each(b[lit:end], wasKey) {
 					return nil, false
@@ -529,6 +528,120 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 			if wasKey {
 				continue // to the value
 			}
+		case key:
+			if !isSpace[c] {
+				s.i = i
+				return nil, false
+			}
+			i = skipSpace(b, i)
+			continue
+		case c == '{' || c == '[':
+			if s.depth >= 64 && !s.push() {
+				s.i = i
+				return nil, false
+			}
+			s.depth++
+			s.values++
+			s.closing = c + 2                     // '{' + 2 is '}', '[' + 2 is ']'
+			s.stack = s.stack<<1 | uint64(c>>5&1) // '{' has bit 5, '[' not
+			if i = skipSpace(b, i+1); i < len(b) && b[i] != s.closing {
+				key = c == '{'
+				continue
+			}
+		case isSpace[c]:
+			i = skipSpace(b, i)
+			continue
+		default:
+			end := scalarEnd(b, i)
+			if end < 0 {
+				s.i = i
+				return nil, false
+			}
+			i = end
+			s.values++
+		}
+		// After a value: the next one of its container, or the container's end, and so on up.
+		for {
+			if s.depth == base {
+				s.i = i
+				return b[start:i], true
+			}
+			if i >= len(b) {
+				s.i = i
+				return nil, false
+			}
+			switch c := b[i]; {
+			case c == ',':
+				i++
+				key = s.closing == '}'
+			case c == s.closing:
+				i++
+				s.close()
+				continue
+			case isSpace[c]:
+				i = skipSpace(b, i)
+				continue
+			default:
+				s.i = i
+				return nil, false
+			}
+			break
+		}
+	}
+	s.i = i
+	return nil, false
+}
+
+// valuePlain is value without each: the loop of Value and Count, with fewer variables to keep
+// in registers.
+func (s *Scanner) valuePlain() ([]byte, bool) {
+	b, i := s.data, skipSpace(s.data, s.i)
+	start, base := i, s.depth
+	key := false // a key comes first, before the value
+	for i < len(b) {
+		// A key, when key is set, or a value starts at b[i], or white space before it.
+		c := b[i]
+		switch {
+		case c == '"': // the most frequent token
+			// stringEnd's loop, here rather than called (a call spills the loop's registers),
+			// to the first byte that is not strPlain; a string with an escape or not ended there
+			// is read again by stringEnd.
+			end, escaped := i+1, false
+			for {
+				if end > len(b)-8 {
+					for end < len(b) && strPlain[b[end]] {
+						end++
+					}
+					break
+				}
+				if m := plainMask(binary.LittleEndian.Uint64(b[end:])); m != 0 {
+					end += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				end += 8
+			}
+			if end < len(b) && b[end] == '"' {
+				end++
+			} else if end, escaped, _ = stringEnd(b, i); end < 0 {
+				s.i = i
+				return nil, false
+			}
+			i = end
+			if escaped {
+				s.escaped = true
+			}
+			if key {
+				if i >= len(b) || b[i] != ':' { // not as the API server writes JSON
+					if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+						s.i = i
+						return nil, false
+					}
+				}
+				i++
+				key = false
+				continue // to the value
+			}
+			s.values++
 		case key:
 			if !isSpace[c] {
 				s.i = i
