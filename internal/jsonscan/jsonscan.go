@@ -460,11 +460,11 @@ func (t *Strings) Add(s string) {
 	t[s[0]] |= 1 << len(s)
 }
 
-// may reports whether lit, a string literal without escapes, may be in t.
-func (t *Strings) may(lit []byte) bool {
-	n := len(lit) - 2
-	// Of the empty string, lit[1] is the closing quote, and Add never sets bit 0.
-	return t == nil || n < 64 && t[lit[1]]&(1<<n) != 0
+// may reports whether a string literal without escapes whose content is n bytes and starts with c
+// (the closing quote when n is 0) may be in t.
+func (t *Strings) may(c byte, n int) bool {
+	// Of the empty string, c is the closing quote, and Add never sets bit 0.
+	return t == nil || n < 64 && t[c]>>n&1 != 0
 }
 
 func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]byte, bool) {
@@ -518,7 +518,7 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 			} else {
 				s.values++
 			}
-			if s.escaped = escaped; escaped || want.may(b[lit:end]) {
+			if s.escaped = escaped; escaped || want.may(b[lit+1], end-lit-2) {
 				s.i = i
 				if !each(b[lit:end], wasKey) {
 					return nil, false
