@@ -18,11 +18,12 @@ import (
 type RecordKRI string
 
 const (
-	// RecordKRIAdmission, the default, writes the annotation at admission, on CREATE and UPDATE,
+	// RecordKRIAdmission, the opt-in, writes the annotation at admission, on CREATE and UPDATE,
 	// and keeps it equal to the object's KRI.
 	RecordKRIAdmission RecordKRI = "admission"
-	// RecordKRIOff never writes it: the mutating webhook only names generateName objects. An
-	// annotation the object carries is left as it is, and still judged (kuma/kri-annotation).
+	// RecordKRIOff, the webhook's default (--record-kri), never writes it: the mutating webhook
+	// only names generateName objects. An annotation the object carries is left as it is, and still
+	// judged (kuma/kri-annotation).
 	RecordKRIOff RecordKRI = "off"
 )
 

@@ -100,7 +100,7 @@ func NewOptions() Options {
 		MemoryLimit:                    DefaultMemoryLimit,
 		CAOverlap:                      defaultCAOverlap,
 		KumaRecheckInterval:            kumarelease.DefaultInterval,
-		RecordKRI:                      rules.RecordKRIAdmission,
+		RecordKRI:                      rules.RecordKRIOff,
 	}
 }
 

@@ -20,7 +20,7 @@ func TestOptions(t *testing.T) {
 	}
 	if o.CertSecretNamespace != "kriguard-system" || o.WebhookPort != 9443 || o.TLSMinVersion != "1.3" ||
 		o.ShutdownDelay != 5*time.Second || o.EnableHTTP2 || o.CertManagement != CertManagementController ||
-		o.RecordKRI != rules.RecordKRIAdmission {
+		o.RecordKRI != rules.RecordKRIOff {
 		t.Fatalf("defaults: %+v", o)
 	}
 	if err := o.Validate(); err != nil {

@@ -115,6 +115,7 @@ func testCertController(t *testing.T, env *testenv.Env) {
 	o.CertSecretNamespace = "kriguard-system"
 	o.CertDNSName = "localhost"
 	o.ShutdownDelay = 5 * time.Second
+	o.RecordKRI = rules.RecordKRIAdmission // the generateName object below gets its KRI recorded
 
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.CertSecretNamespace}}); err != nil {
 		t.Fatal(err)
