@@ -86,9 +86,9 @@ func (r *callRecorder) take(testCase string) []call {
 	return mine
 }
 
-// TestRecordKRIOffRouting holds the chart's mutating webhook under webhook.recordKRI off — CREATE
-// only, behind its CEL matchCondition (rules.MutateCondition) — to the decisions of the mutating
-// webhook under --record-kri=off, through a real API server: beside it, an observing mutating webhook
+// TestRecordKRIOffRouting holds the chart's mutating webhook under webhook.recordKRI off, the chart's
+// default (rendered with no values) — CREATE only, behind its CEL matchCondition
+// (rules.MutateCondition) — to the decisions of the mutating webhook under --record-kri=off, through a real API server: beside it, an observing mutating webhook
 // with no condition is sent every CREATE and UPDATE of the guarded groups, and for each request it
 // saw, as a mutating webhook sees it, the one the chart routes must have been sent too when the
 // decision patches (no needed patch is skipped), and exactly when the object's name is generated
@@ -104,7 +104,10 @@ func TestRecordKRIOffRouting(t *testing.T) {
 		namespace = "record-off-system"
 		ordinary  = "record-off-team"
 	)
-	const values = "webhook: {recordKRI: \"off\"}\n"
+	const values = "" // the defaults: webhook.recordKRI off
+	if got := recordKRI(chartValues(t, values)); got != rules.RecordKRIOff {
+		t.Fatalf("the chart's default webhook.recordKRI is %q, want %q", got, rules.RecordKRIOff)
+	}
 	mutating := render(t, release, namespace, values).get(t, "MutatingWebhookConfiguration", release+"-kriguard-mutating").DeepCopy()
 	hooks := slice(t, mutating, "webhooks")
 	hooks[0]["clientConfig"] = map[string]any{"url": srv.URL + "/mutate", "caBundle": caBundle}

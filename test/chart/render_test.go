@@ -100,6 +100,10 @@ config:
   kinds:
     Dataplane: {enabled: false}
 `},
+	{name: "KRI recorded at admission", values: `
+webhook:
+  recordKRI: admission
+`},
 	{name: "peer cache", values: `
 webhook:
   peerCache: {maxObjects: 50000}

@@ -98,15 +98,26 @@ config:
 `
 
 // TestRouting installs the chart's webhook configurations, pointed at a local recorder instead of the
-// Service, and checks which requests the API server sends through them.
+// Service, and checks which requests the API server sends through them: with routingValues, where the
+// KRI is not recorded (the default), so that a CREATE with a name reaches the validating webhook alone,
+// and with webhook.recordKRI=admission added, the opt-in, where the mutating webhook is called for it
+// too. One recorder serves both: the first configurations are deleted when their subtest ends, and the
+// second waits until the API server calls exactly what its own configurations route.
 func TestRouting(t *testing.T) {
 	rec := &recorder{}
 	srv := httptest.NewTLSServer(rec)
 	t.Cleanup(srv.Close)
-	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	for _, tc := range []struct{ name, release, values string }{
+		{"default recording (off)", "routing", routingValues},
+		{"webhook.recordKRI=admission", "routing-rec", routingValues + "webhook: {recordKRI: admission}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testRouting(t, rec, srv, tc.release, tc.values) })
+	}
+}
 
+func testRouting(t *testing.T, rec *recorder, srv *httptest.Server, release, routingValues string) {
+	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	const (
-		release   = "routing"
 		ordinary  = "team-a"
 		optedOut  = "opted-out"
 		excluded  = "monitoring"
@@ -114,6 +125,14 @@ func TestRouting(t *testing.T) {
 	)
 	objs := render(t, release, namespace, routingValues)
 	values := chartValues(t, routingValues)
+	record := recordKRI(values)
+	// The webhooks a CREATE or an UPDATE with a name reaches: with recording off, the chart's
+	// matchCondition keeps every request with a name from the mutating webhook
+	// (rules.MutateCondition: it patches only generateName objects), and UPDATE is not routed to it.
+	named := []string{"/validate"}
+	if record == rules.RecordKRIAdmission {
+		named = []string{"/mutate", "/validate"}
+	}
 	var configs manifest
 	for _, o := range objs {
 		if o.GetKind() != "ValidatingWebhookConfiguration" && o.GetKind() != "MutatingWebhookConfiguration" {
@@ -152,7 +171,7 @@ func TestRouting(t *testing.T) {
 			return false, err
 		}
 		got := rec.take(ordinary, "probe")
-		return len(paths(got, "CREATE")) == 2, nil
+		return slices.Equal(paths(got, "CREATE"), named), nil
 	})
 	if err != nil {
 		t.Fatalf("the webhook configurations never took effect: %v", err)
@@ -186,9 +205,11 @@ func TestRouting(t *testing.T) {
 				t.Errorf("%s: %v", k.Kind, err)
 				continue
 			}
-			// The mutating webhook is sent only what it may patch (rules.MutatedOperations).
+			// The mutating webhook is sent only what it may patch (rules.MutatedOperations) and, with
+			// recording off, nothing with a name (its matchCondition).
 			var want []string
-			if guarded[k.Group+"/"+k.Kind] && slices.Contains(rules.MutatedOperations(schema.GroupKind{Group: k.Group, Kind: k.Kind}, rules.RecordKRIAdmission), admissionv1.Create) {
+			if guarded[k.Group+"/"+k.Kind] && slices.Contains(rules.MutatedOperations(schema.GroupKind{Group: k.Group, Kind: k.Kind}, record), admissionv1.Create) &&
+				record == rules.RecordKRIAdmission {
 				want = append(want, "/mutate")
 			}
 			switch {
@@ -228,8 +249,8 @@ func TestRouting(t *testing.T) {
 		if err := env.Client.Update(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-		if got := paths(rec.take(ordinary, "updated"), "UPDATE"); !slices.Equal(got, []string{"/mutate", "/validate"}) {
-			t.Errorf("an update reached %v, want both webhooks", got)
+		if got := paths(rec.take(ordinary, "updated"), "UPDATE"); !slices.Equal(got, named) {
+			t.Errorf("an update reached %v, want %v", got, named)
 		}
 		deleteObject(t, o)
 	})
@@ -239,8 +260,8 @@ func TestRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := rec.take(ordinary, "dry")
-		if len(got) != 2 || !got[0].dryRun || !got[1].dryRun {
-			t.Errorf("a dry-run create reached the webhooks as %+v, want two dry-run reviews", got)
+		if len(got) != len(named) || slices.ContainsFunc(got, func(r review) bool { return !r.dryRun }) {
+			t.Errorf("a dry-run create reached the webhooks as %+v, want %d dry-run reviews", got, len(named))
 		}
 	})
 

@@ -24,7 +24,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
 	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/webhook"
 )
@@ -45,13 +48,28 @@ func freeAddress(t testing.TB) string {
 // webhook configurations (pointed at localhost instead of the Service). cert-controller must issue the
 // certificate and inject the CA, the webhook must become ready, and then the API server must send it
 // the requests the configurations route: a bad name is rejected, an opted-out namespace is not checked.
+// It runs twice: with the chart's default values, which record no KRI (a CREATE with a name reaches the
+// validating webhook alone and is not annotated), and with webhook.recordKRI=admission, the opt-in,
+// which records it.
 func TestWebhook(t *testing.T) {
-	const ns, release, team, optedOut = "webhook-system", "webhook", "webhook-team", "webhook-opted-out"
+	for _, tc := range []struct {
+		name, release, values string
+		record                bool
+	}{
+		{"default values", "webhook", "", false},
+		{"webhook.recordKRI=admission", "webhook-rec", "webhook: {recordKRI: admission}\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testWebhook(t, tc.release, tc.values, tc.record) })
+	}
+}
+
+func testWebhook(t *testing.T, release, values string, record bool) {
+	ns, team, optedOut := release+"-system", release+"-team", release+"-opted-out"
 	n := namesFor(release + "-kriguard")
 	createNamespace(t, ns, nil)
 	createNamespace(t, team, nil)
 	createNamespace(t, optedOut, map[string]string{"kriguard.io/ignore": "true"})
-	objs := render(t, release, ns, "")
+	objs := render(t, release, ns, values)
 
 	addr := freeAddress(t)
 	host, port, _ := net.SplitHostPort(addr)
@@ -175,13 +193,43 @@ func TestWebhook(t *testing.T) {
 			t.Errorf("creating a MeshTimeout with mesh label Mesh_1: %v, want Invalid naming metadata.labels[kuma.io/mesh]", err)
 		}
 	})
-	t.Run("a good name is admitted and annotated", func(t *testing.T) {
+	t.Run("a good name is admitted", func(t *testing.T) {
 		o := meshTimeout(team, "good", "default")
+		before := webhookRequests(t)
 		if err := env.Client.Create(ctx, o, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
-		if got := o.GetAnnotations()["kriguard.io/kri"]; got == "" {
-			t.Errorf("the mutating webhook did not set kriguard.io/kri; annotations %v", o.GetAnnotations())
+		after := webhookRequests(t)
+		got, ok := o.GetAnnotations()[naming.AnnotationKRI]
+		kri, errs := naming.ForObject(naming.WithMesh(o, ""), "MeshTimeout")
+		if len(errs) > 0 {
+			t.Fatal(errs.ToAggregate())
+		}
+		if want := kri.String(); record && got != want {
+			t.Errorf("webhook.recordKRI=admission: %s = %q, want %q; annotations %v", naming.AnnotationKRI, got, want, o.GetAnnotations())
+		}
+		if !record && ok {
+			t.Errorf("default values: %s = %q, want none: recording the KRI is opt-in", naming.AnnotationKRI, got)
+		}
+		// Recording on, the mutating webhook is called (once, or twice when the API server runs the
+		// mutating chain again after the patch); off, the chart's matchCondition keeps a CREATE with a
+		// name from it, and the validating webhook alone is called.
+		mutated, validated := after["/mutate"]-before["/mutate"], after["/validate"]-before["/validate"]
+		if validated != 1 || record && mutated == 0 || !record && mutated != 0 {
+			t.Errorf("a CREATE with a name made %v mutating and %v validating calls (recording: %v)", mutated, validated, record)
+		}
+	})
+	t.Run("a generateName object is named", func(t *testing.T) {
+		o := meshTimeout(team, "", "default")
+		o.SetGenerateName("backend-")
+		if err := env.Client.Create(ctx, o, client.DryRunAll); err != nil {
+			t.Fatal(err)
+		}
+		if want := hashsuffix.Name("default", "backend"); o.GetName() != want || o.GetAnnotations()[naming.AnnotationDisplayName] != "backend" {
+			t.Errorf("a generateName object is %s %v, want %s with display name backend", o.GetName(), o.GetAnnotations(), want)
+		}
+		if got, ok := o.GetAnnotations()[naming.AnnotationKRI]; ok != record {
+			t.Errorf("a generateName object has %s = %q (present: %v), want it present only when recording (%v)", naming.AnnotationKRI, got, ok, record)
 		}
 	})
 	t.Run("an opted-out namespace is not checked", func(t *testing.T) {
@@ -189,6 +237,30 @@ func TestWebhook(t *testing.T) {
 			t.Errorf("a MeshTimeout in an opted-out namespace was checked: %v", err)
 		}
 	})
+}
+
+// webhookRequests is controller-runtime's controller_runtime_webhook_requests_total per path, every code
+// summed: the webhook of testWebhook runs in this process and registers its metrics there.
+func webhookRequests(t testing.TB) map[string]float64 {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_webhook_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "webhook" {
+					out[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }
 
 // logBuffer collects the webhook's log for the failure report; the manager logs from its goroutines,
