@@ -25,6 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/kriguard/kriguard/naming"
+	"github.com/kriguard/kriguard/naming/hashsuffix"
 	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 )
 
@@ -195,6 +197,29 @@ func TestBinary(t *testing.T) {
 	if err := env.Client.Create(ctx, obj); err == nil {
 		t.Fatalf("created an invalid MeshTimeout")
 	}
+	// With no --record-kri, the default records no KRI: the binary's mutating webhook (Register sends
+	// it every CREATE) leaves a named object's annotations alone and only names a generateName one.
+	// bypassLabel keeps the package's shared webhook, which records at admission, off these objects.
+	own := map[string]string{"kuma.io/mesh": "default", bypassLabel: "true"}
+	good := meshTimeout(ns, "t3", own, "http")
+	if err := env.Client.Create(ctx, good); err != nil {
+		t.Fatalf("creating a valid MeshTimeout: %v", err)
+	}
+	if got, ok := good.GetAnnotations()[naming.AnnotationKRI]; ok {
+		t.Errorf("the binary with no --record-kri wrote %s = %q on a named object, want none", naming.AnnotationKRI, got)
+	}
+	gen := meshTimeout(ns, "", own, "http")
+	gen.SetGenerateName("backend-")
+	if err := env.Client.Create(ctx, gen); err != nil {
+		t.Fatalf("creating a MeshTimeout with generateName: %v", err)
+	}
+	if want := hashsuffix.Name("default", "backend"); gen.GetName() != want || gen.GetAnnotations()[naming.AnnotationDisplayName] != "backend" {
+		t.Errorf("the generateName object is %s %v, want %s with display name backend", gen.GetName(), gen.GetAnnotations(), want)
+	}
+	if got, ok := gen.GetAnnotations()[naming.AnnotationKRI]; ok {
+		t.Errorf("the binary with no --record-kri wrote %s = %q on a generateName object, want none", naming.AnnotationKRI, got)
+	}
+
 	metricsURL := "http://" + net.JoinHostPort(s.Host, strconv.Itoa(s.MetricsPort)) + "/metrics"
 	metrics := httpGet(t, metricsURL)
 	wantSeries := `kriguard_admission_decisions_total{decision="denied",enforcement="deny",kind="MeshTimeout",kuma_mode="unknown",kuma_release="2.14",operation="CREATE",override="none"} 1`

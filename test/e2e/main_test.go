@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 )
 
@@ -119,6 +120,7 @@ func startWebhook(ctx context.Context, dir string) (stop func() error, err error
 		return nil, err
 	}
 	hook.BypassLabel = bypassLabel
+	hook.RecordKRI = rules.RecordKRIAdmission // the admission tests check the recorded KRI; TestBinary the default
 	hook.ConfigFile = filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(hook.ConfigFile, []byte(webhookConfig), 0o600); err != nil {
 		return nil, err

@@ -71,6 +71,7 @@ func startKumaCluster(t *testing.T, upstream, image string, env ...corev1.EnvVar
 		t.Fatal(err)
 	}
 	s.ConfigFile = filepath.Join(dir, "config.yaml")
+	s.RecordKRI = rules.RecordKRIAdmission // the MeshGateway on 2.14 gets its KRI recorded
 	if err := os.WriteFile(s.ConfigFile, []byte(releaseConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 )
 
@@ -23,6 +24,7 @@ func ExampleSetup_Args() {
 		MetricsPort:    8080,
 		CertDir:        "/tmp/certs",
 		ShutdownDelay:  time.Second,
+		RecordKRI:      rules.RecordKRIAdmission,
 	}
 	for _, arg := range s.Args() {
 		fmt.Println(arg)
@@ -41,5 +43,6 @@ func ExampleSetup_Args() {
 	// --metrics-bind-address=127.0.0.1:8080
 	// --health-probe-bind-address=127.0.0.1:8081
 	// --shutdown-delay=1s
+	// --record-kri=admission
 	// https://localhost:9443/validate
 }

@@ -19,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kriguard/kriguard/rules"
 )
 
 // Guarded API groups: every Kuma and Kong kind the webhook may be configured to guard.
@@ -50,6 +52,9 @@ type Setup struct {
 	// Namespaces, when set, are the only namespaces whose objects the webhooks guard (a second
 	// webhook under test then leaves the rest of the control plane to the first).
 	Namespaces []string
+	// RecordKRI, when set, is passed as --record-kri; empty leaves the webhook's default, off (no
+	// kriguard.io/kri annotation written). Tests of the recording set rules.RecordKRIAdmission.
+	RecordKRI rules.RecordKRI
 	// BypassLabel, when set, is a label key that keeps the API server from calling the webhooks for
 	// the objects carrying it. It stands in for objects that were admitted before the webhook was
 	// installed: an update that drops the label is the first request the webhook sees for them.
@@ -116,6 +121,9 @@ func (s *Setup) Args() []string {
 	}
 	if s.ConfigFile != "" {
 		args = append(args, "--config="+s.ConfigFile)
+	}
+	if s.RecordKRI != "" {
+		args = append(args, "--record-kri="+string(s.RecordKRI))
 	}
 	return args
 }
