@@ -3,7 +3,8 @@
 //
 // It starts kube-apiserver and etcd from the harness's binaries (internal/testenv) with the Kuma and
 // Kong CRDs, runs the webhook in-process (webhook.NewManager) with a certificate for localhost issued
-// by cert-controller, registers real validating and mutating webhook configurations, writes a
+// by cert-controller and KRI recording turned on (--record-kri=admission, the opt-in: it says so, and
+// each created Kuma object's line shows its recorded KRI), registers real validating and mutating webhook configurations, writes a
 // kubeconfig, and then, per file of examples/, runs `kubectl create` (objects with generateName) or
 // `kubectl apply` and prints what the API server answered: the object created and the name it got, or
 // the exact rejection.

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kriguard/kriguard/internal/testenv"
+	"github.com/kriguard/kriguard/rules"
 	"github.com/kriguard/kriguard/test/e2e/webhookenv"
 )
 
@@ -75,11 +76,16 @@ func run(examplesDir, workDir string, keep bool, out io.Writer) int {
 	}()
 	say("  %d CRDs established (%s)", len(env.CRDs), crdSummary(env))
 
-	say("starting kriguard webhook (in-process, cert-controller, log: %s)…", logPath)
 	s, err := webhookenv.NewSetup(workDir)
 	if err != nil {
 		return fail(err)
 	}
+	// Recording the KRI is opt-in (off by default); the demo turns it on so that each created Kuma
+	// object's line shows the KRI the webhook recorded.
+	s.RecordKRI = rules.RecordKRIAdmission
+	say("starting kriguard webhook (in-process, cert-controller, --record-kri=%s, log: %s)…", s.RecordKRI, logPath)
+	say("  recording each Kuma object's KRI in its kriguard.io/kri annotation is opt-in, off by default; the demo")
+	say(`  turns it on to show it (the chart's webhook.recordKRI=admission; docs/install.md, "Recording the KRI, or not")`)
 	if s.ConfigFile, err = writeDemoConfig(workDir); err != nil {
 		return fail(err)
 	}
