@@ -62,7 +62,7 @@ type Request struct {
 	// (docs/unique.md); nil compares nothing.
 	Peers Peers
 	// RecordKRI says whether the mutating decision (Mutate, Admit) records the object's KRI in its
-	// kriguard.io/kri annotation; "" is RecordKRIAdmission.
+	// kriguard.io/kri annotation; "" is RecordKRIOff, the webhook's default.
 	RecordKRI RecordKRI
 	// MaxErrors and MaxWarnings cap the problems of spec's target references built in full, and
 	// those an UPDATE keeps from the old object; the ones past them are only counted, each as a
@@ -291,7 +291,7 @@ func (c *Config) mutate(g *guard, r *Request, d *Decision) error {
 		return err
 	}
 	d.Object = objectOf(g.gk, obj)
-	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create, r.RecordKRI != RecordKRIOff); len(d.Patch) > 0 {
+	if d.Patch = c.patch(g, obj, r.Operation == admissionv1.Create, r.RecordKRI == RecordKRIAdmission); len(d.Patch) > 0 {
 		d.Outcome = Mutated
 		if d.Enforcement == EnforcementDryRun {
 			d.Outcome = DryRun
@@ -309,7 +309,7 @@ func (c *Config) admit(ctx context.Context, g *guard, r *Request, d *Decision) e
 	}
 	d.decoded = obj
 	// The mutator patches nothing for a kind in dryrun: it only counts what it would do.
-	if d.Patch = c.patch(g, obj, true, r.RecordKRI != RecordKRIOff); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
+	if d.Patch = c.patch(g, obj, true, r.RecordKRI == RecordKRIAdmission); len(d.Patch) > 0 && d.Enforcement != EnforcementDryRun {
 		if patched, ok := patchMetadata(obj, d.Patch); ok {
 			obj = patched
 		} else if obj, err = applyPatch(r.Object, d.Patch, g.gk, g.wholeSpec); err != nil {

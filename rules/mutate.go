@@ -21,9 +21,9 @@ const (
 	// RecordKRIAdmission, the opt-in, writes the annotation at admission, on CREATE and UPDATE,
 	// and keeps it equal to the object's KRI.
 	RecordKRIAdmission RecordKRI = "admission"
-	// RecordKRIOff, the webhook's default (--record-kri), never writes it: the mutating webhook
-	// only names generateName objects. An annotation the object carries is left as it is, and still
-	// judged (kuma/kri-annotation).
+	// RecordKRIOff, the default (--record-kri; "" means it too), never writes it: the mutating
+	// webhook only names generateName objects. An annotation the object carries is left as it is,
+	// and still judged (kuma/kri-annotation).
 	RecordKRIOff RecordKRI = "off"
 )
 
@@ -36,7 +36,7 @@ const (
 // that the API server makes no call that cannot change the object (docs/performance.md).
 func MutatedOperations(gk schema.GroupKind, record RecordKRI) []admissionv1.Operation {
 	switch {
-	case namedWithKRI(gk) && record != RecordKRIOff:
+	case namedWithKRI(gk) && record == RecordKRIAdmission:
 		return []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
 	case namedWithKRI(gk), gk.Kind == "KongPluginBinding", gk.Kind == "KongService":
 		return []admissionv1.Operation{admissionv1.Create}
@@ -54,7 +54,7 @@ const GeneratedNameCondition = "request.operation == 'CREATE' && has(object.meta
 // MutateCondition returns the CEL matchCondition the mutating webhook's calls need under record: ""
 // (every call MutatedOperations routes may patch) or GeneratedNameCondition.
 func MutateCondition(record RecordKRI) string {
-	if record == RecordKRIOff {
+	if record != RecordKRIAdmission {
 		return GeneratedNameCondition
 	}
 	return ""

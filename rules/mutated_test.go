@@ -105,8 +105,9 @@ func testMutatedOperations(t *testing.T, c *Config, k KindConfig, record RecordK
 	}
 }
 
-// TestRecordKRIOff holds the mutating decision with RecordKRIOff to the one with the default: the
-// same patch but for the KRI annotation, which it neither writes nor corrects nor removes.
+// TestRecordKRIOff holds the mutating decision with RecordKRIOff to the one with RecordKRIAdmission,
+// the opt-in: the same patch but for the KRI annotation, which it neither writes nor corrects nor
+// removes. A request that leaves RecordKRI unset is decided as with RecordKRIOff, the default.
 func TestRecordKRIOff(t *testing.T) {
 	c := DefaultConfig()
 	gk := schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}
@@ -147,6 +148,31 @@ func TestRecordKRIOff(t *testing.T) {
 			if !slices.ContainsFunc(on, kriOp) {
 				t.Errorf("recording at admission patched %v, without the KRI annotation", on)
 			}
+			if unset := decide(""); !slices.Equal(unset, off) {
+				t.Errorf("RecordKRI unset patched %v, want what off, the default, patches: %v", unset, off)
+			}
 		})
+	}
+}
+
+// TestAdmitRecordKRI holds the decision of Admit (the two webhooks in one, as kriguard check and
+// audit run it) on a wrong kriguard.io/kri annotation to the webhooks': with RecordKRI unset, as with
+// the default off, the annotation is judged as written and denied; with RecordKRIAdmission the
+// mutator corrects it first and the object is admitted.
+func TestAdmitRecordKRI(t *testing.T) {
+	c := DefaultConfig()
+	gk := schema.GroupKind{Group: KumaGroup, Kind: "MeshTimeout"}
+	obj := []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"backend","namespace":"ns","labels":{"kuma.io/mesh":"default"},"annotations":{"kriguard.io/kri":"kri_mt_other___backend_"}},"spec":{"targetRef":{"kind":"Mesh"}}}`)
+	for _, tc := range []struct {
+		record RecordKRI
+		want   Outcome
+	}{{"", Denied}, {RecordKRIOff, Denied}, {RecordKRIAdmission, Allowed}} {
+		d, err := c.Decide(context.Background(), Request{Phase: Admit, Kind: gk, Operation: admissionv1.Create, Object: obj, RecordKRI: tc.record})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != tc.want {
+			t.Errorf("RecordKRI %q: %s, want %s (findings %v)", tc.record, d.Outcome, tc.want, d.Findings())
+		}
 	}
 }
