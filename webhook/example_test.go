@@ -42,10 +42,10 @@ func ExampleNewValidator() {
 	// MeshTimeout.kuma.io "t1" is invalid: metadata.labels[kuma.io/mesh]: Invalid value: "Mesh_1": must start with a lowercase letter; must contain only lowercase letters, digits or '-' (found 'M', '_')
 }
 
-// The mutating handler names generateName objects the way Kuma's KDS names synced copies, and
-// records the KRI.
+// The mutating handler names generateName objects the way Kuma's KDS names synced copies and, with
+// the opt-in rules.RecordKRIAdmission (--record-kri=admission; off by default), records the KRI.
 func ExampleNewMutator() {
-	m := webhook.NewMutator(rules.DefaultConfig())
+	m := webhook.NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission)
 	resp := m.Handle(context.Background(), meshTimeoutRequest(`{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
 		"metadata": {"generateName": "backend-", "namespace": "kuma-demo",

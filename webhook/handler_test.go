@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -922,7 +923,8 @@ func TestMutator(t *testing.T) {
 			if cfg == nil {
 				cfg = def
 			}
-			resp := NewMutator(cfg).WithRecordKRI(tt.record).Handle(context.Background(), tt.req)
+			// The cases record the KRI at admission, the opt-in, unless they say off.
+			resp := NewMutator(cfg).WithRecordKRI(cmp.Or(tt.record, rules.RecordKRIAdmission)).Handle(context.Background(), tt.req)
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %+v", resp.Result)
 			}
@@ -999,8 +1001,8 @@ func TestDecisionsCounted(t *testing.T) {
 		{"unguarded", NewValidator(def), request(admissionv1.Create, object("v1", "ConfigMap", "ns", "c", nil, nil), nil), []string{"unguarded", "CREATE", "allowed", "none", "none", "none", "none"}},
 		{"error", NewValidator(def), request(admissionv1.Create, nil, bad), []string{"MeshTimeout", "CREATE", "error", "deny", "none", "2.14", "unknown"}},
 		{"no request", NewMutator(def), admission.Request{}, []string{"unknown", "other", "error", "none", "none", "none", "none"}},
-		{"mutated", NewMutator(def), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none", "2.14", "unknown"}},
-		{"mutation in dryrun", NewMutator(dry), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none", "2.14", "unknown"}},
+		{"mutated", NewMutator(def).WithRecordKRI(rules.RecordKRIAdmission), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "mutated", "deny", "none", "2.14", "unknown"}},
+		{"mutation in dryrun", NewMutator(dry).WithRecordKRI(rules.RecordKRIAdmission), request(admissionv1.Create, good, nil), []string{"MeshService", "CREATE", "dryrun", "dryrun", "none", "2.14", "unknown"}},
 		{"nothing to patch", NewMutator(def), request(admissionv1.Create, bad, nil), []string{"MeshTimeout", "CREATE", "allowed", "deny", "none", "2.14", "unknown"}},
 		{"judged on the release in force", NewValidator(def).WithRelease(func() naming.Release { return naming.Kuma3_0 }),
 			request(admissionv1.Create, kuma("MeshService", "kuma-system", "1svc", nil, nil), nil), []string{"MeshService", "CREATE", "denied", "deny", "none", "3.0", "unknown"}},
@@ -1016,7 +1018,7 @@ func TestDecisionsCounted(t *testing.T) {
 			[]string{"MeshTimeout", "CREATE", "warned", "warn", "kong-operator", "2.14", "unknown"}},
 		{"Kuma's control plane allowed", NewValidator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
 			[]string{"MeshService", "CREATE", "allowed", "warn", "kuma-control-plane", "2.14", "unknown"}},
-		{"Kuma's control plane patched", NewMutator(def), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
+		{"Kuma's control plane patched", NewMutator(def).WithRecordKRI(rules.RecordKRIAdmission), as(request(admissionv1.Create, good, nil), rules.KumaControlPlaneUser),
 			[]string{"MeshService", "CREATE", "mutated", "warn", "kuma-control-plane", "2.14", "unknown"}},
 	}
 	for _, tt := range tests {

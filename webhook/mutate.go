@@ -11,8 +11,9 @@ import (
 
 // Mutator is the handler of /mutate. On CREATE it replaces the random suffix of generateName
 // with the deterministic name of the naming schemes, keeping the original name in the
-// kuma.io/display-name annotation (where Kuma keeps it), and on CREATE and UPDATE it records every
-// Kuma object's KRI, as Kuma computes it (docs/kri.md), in the kriguard.io/kri annotation. Its JSON
+// kuma.io/display-name annotation (where Kuma keeps it), and, with rules.RecordKRIAdmission
+// (WithRecordKRI, the opt-in --record-kri=admission), on CREATE and UPDATE it records every Kuma
+// object's KRI, as Kuma computes it (docs/kri.md), in the kriguard.io/kri annotation. Its JSON
 // patches touch nothing else.
 //
 // The deterministic names:
@@ -29,8 +30,8 @@ import (
 // Other Kong kinds keep their random names: their names hash Gateway API values the objects do
 // not hold (docs/kong-names.md).
 //
-// With rules.RecordKRIOff (WithRecordKRI) it never writes the kriguard.io/kri annotation, nor
-// corrects or removes one the object carries: it only names generateName objects.
+// By default (rules.RecordKRIOff) it never writes the kriguard.io/kri annotation, nor corrects or
+// removes one the object carries: it only names generateName objects.
 //
 // An object whose KRI or name cannot be built is left alone: /validate rejects it with the
 // reasons. Kinds enforced in dryrun mode are not patched; the patch is only logged and counted.

@@ -41,7 +41,7 @@ func BenchmarkStages(b *testing.B) {
 		h    admission.Handler
 	}{
 		{"validate", NewValidator(rules.DefaultConfig())},
-		{"mutate", NewMutator(rules.DefaultConfig())},
+		{"mutate", NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission)},
 	} {
 		review := reviewBody(b, request("CREATE", benchTimeout, nil))
 		areq, gvk := decodeStage(b, review)
