@@ -27,7 +27,8 @@
 //
 // The mutating phase gives generateName objects their deterministic name on CREATE (Kuma's KDS
 // hash-suffix name, or the Kong generated name when its inputs are in the object), keeping the
-// original in the kuma.io/display-name annotation, and records every Kuma object's KRI in the
+// original in the kuma.io/display-name annotation, and, with Request.RecordKRI set to
+// RecordKRIAdmission (the opt-in; off by default), records every Kuma object's KRI in the
 // kriguard.io/kri annotation.
 //
 // An object is decoded partially, with sigs.k8s.io/json as the API server decodes it: metadata,
