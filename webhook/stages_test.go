@@ -31,7 +31,8 @@ import (
 //   - judge: the handler (the rules' decision, the patch operations, the answer);
 //   - patch: the answer made complete (the JSON patch encoded: nothing for the validating one);
 //   - encode: the AdmissionReview answer encoded and written;
-//   - serve: the whole handler in process, without transport: the stages and the glue between them.
+//   - serve: the whole handler in process, without transport: the stages and the glue between them;
+//   - allow-all/serve: serve with a handler that allows every review, test/serverbench's baseline.
 //
 // hack/bench-stages.sh counts the instructions of each with callgrind, which the load of the
 // machine does not change, and prints each stage's share of transport + serve (docs/performance.md).
@@ -112,6 +113,13 @@ func BenchmarkStages(b *testing.B) {
 			benchmarkServe(b, c.h, benchTimeout)
 		})
 	}
+	// The baseline of test/serverbench's BenchmarkThroughput: the same server with a handler that
+	// allows every review. What validate/serve costs beyond it is what the throughput ratio follows.
+	b.Run("allow-all/serve", func(b *testing.B) {
+		benchmarkServe(b, admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+			return admission.Allowed("")
+		}), benchTimeout)
+	})
 }
 
 // decodeStage is the decoding half of ServeHTTP: the type check and the decode.
