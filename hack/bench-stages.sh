@@ -2,14 +2,14 @@
 # make bench-stages: the instructions one review costs in process, stage by stage (webhook's
 # BenchmarkStages), counted with callgrind, which the load of the machine does not change.
 #
-# Each stage runs twice under callgrind, LOW and HIGH times; (HIGH - LOW) / (HIGH - LOW ops) is its
-# instructions per review, without the process's start. A stage's share is of transport + serve,
+# Each stage runs twice under callgrind, LOW and HIGH times (50 and 5,050); (HIGH - LOW) /
+# (HIGH - LOW ops) is its instructions per review, without the process's start. A stage's share is of transport + serve,
 # one review in full. The time per op of an ordinary run follows for comparison (noise under load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LOW=${LOW:-50}
-HIGH=${HIGH:-550}
+HIGH=${HIGH:-5050}
 command -v valgrind >/dev/null || { echo "bench-stages needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -17,8 +17,10 @@ trap 'rm -rf "$tmp"' EXIT
 go test -c -o "$tmp/webhook.test" ./webhook
 
 # Go's asynchronous preemption signals crash callgrind (3.19); one P keeps the count single-threaded.
+# Without collections (GOGC=off: 5,050 reviews allocate some 60 MB) the two runs differ by the
+# reviews alone; with them, by when each collection fell, which left stages negative at 550 runs.
 instructions() { # benchmark, times
-  (cd webhook && GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+  (cd webhook && GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     "$tmp/webhook.test" -test.run '^$' -test.bench "^BenchmarkStages/$1\$" -test.benchtime "$2x" -test.cpu 1 2>&1) \
     | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
