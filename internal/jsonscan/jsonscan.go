@@ -210,6 +210,29 @@ func stringEnd(b []byte, i int) (end int, escaped, ascii bool) {
 	}
 }
 
+// plainEnd returns the offset of the first byte at or after b[i] that is not strPlain, looked for
+// eight bytes at a time: when the whole words of b from i hold none, the offset of the last few
+// bytes, which it does not look at. Small enough to be inlined: the string loops' fast path.
+func plainEnd(b []byte, i int) int {
+	for ; i <= len(b)-8; i += 8 {
+		if m := plainMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
+}
+
+// asciiEnd is plainEnd stopping at a byte that is not ASCII as well: a string whose closing quote
+// it finds is ASCII without an escape.
+func asciiEnd(b []byte, i int) int {
+	for ; i <= len(b)-8; i += 8 {
+		if m := asciiMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
+}
+
 // plainRun8 returns how many of the eight bytes of w, in little-endian order, are strPlain before
 // the first that is not (8 when all are).
 func plainRun8(w uint64) int { return bits.TrailingZeros64(plainMask(w)) >> 3 }
@@ -225,6 +248,16 @@ func plainMask(w uint64) uint64 {
 	const ones, tops = 0x0101010101010101, 0x8080808080808080
 	q, bs, ctl := w^(ones*'"')-ones, w^(ones*'\\')-ones, w-ones*0x20
 	return (q | bs | ctl) &^ w & tops
+}
+
+// asciiMask is plainMask flagging the bytes that are not ASCII as well: plainMask without its &^ w,
+// which clears their flags. A byte of 0x80 or more has the top bit set in at least one of the
+// three differences (w-0x20 from 0xa0 up, w XOR a quote less one below it); the bytes before the
+// first flagged one are ASCII and plain, so that no borrow reaches them.
+func asciiMask(w uint64) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	q, bs, ctl := w^(ones*'"')-ones, w^(ones*'\\')-ones, w-ones*0x20
+	return (q | bs | ctl) & tops
 }
 
 // StringAhead passes white space and returns the literal of the string after it, quotes included,
@@ -256,8 +289,10 @@ func (s *Scanner) String() (string, bool) {
 		s.i = i
 		return "", false
 	}
-	end, escaped, ascii := stringEnd(b, i)
-	if end < 0 {
+	end, escaped, ascii := asciiEnd(b, i+1), false, true
+	if end < len(b) && b[end] == '"' {
+		end++
+	} else if end, escaped, ascii = stringEnd(b, i); end < 0 {
 		s.i = i
 		return "", false
 	}
@@ -302,8 +337,10 @@ func (s *Scanner) key() ([]byte, bool) {
 		s.i = i
 		return nil, false
 	}
-	end, escaped, ascii := stringEnd(b, i)
-	if end < 0 {
+	end, escaped, ascii := asciiEnd(b, i+1), false, true
+	if end < len(b) && b[end] == '"' {
+		end++
+	} else if end, escaped, ascii = stringEnd(b, i); end < 0 {
 		s.i = i
 		return nil, false
 	}
@@ -481,23 +518,10 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 		c := b[i]
 		switch {
 		case c == '"': // the most frequent token
-			// stringEnd's loop, here rather than called (a call spills the loop's registers),
-			// to the first byte that is not strPlain; a string with an escape or not ended there
-			// is read again by stringEnd.
-			end, escaped := i+1, false
-			for {
-				if end > len(b)-8 {
-					for end < len(b) && strPlain[b[end]] {
-						end++
-					}
-					break
-				}
-				if m := plainMask(binary.LittleEndian.Uint64(b[end:])); m != 0 {
-					end += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				end += 8
-			}
+			// stringEnd's loop, inlined (a call spills the loop's registers), to the first byte
+			// that is not strPlain; a string with an escape, or in the last bytes of the input, is
+			// read again by stringEnd.
+			end, escaped := plainEnd(b, i+1), false
 			if end < len(b) && b[end] == '"' {
 				end++
 			} else if end, escaped, _ = stringEnd(b, i); end < 0 {
@@ -603,23 +627,10 @@ func (s *Scanner) valuePlain() ([]byte, bool) {
 		c := b[i]
 		switch {
 		case c == '"': // the most frequent token
-			// stringEnd's loop, here rather than called (a call spills the loop's registers),
-			// to the first byte that is not strPlain; a string with an escape or not ended there
-			// is read again by stringEnd.
-			end, escaped := i+1, false
-			for {
-				if end > len(b)-8 {
-					for end < len(b) && strPlain[b[end]] {
-						end++
-					}
-					break
-				}
-				if m := plainMask(binary.LittleEndian.Uint64(b[end:])); m != 0 {
-					end += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				end += 8
-			}
+			// stringEnd's loop, inlined (a call spills the loop's registers), to the first byte
+			// that is not strPlain; a string with an escape, or in the last bytes of the input, is
+			// read again by stringEnd.
+			end, escaped := plainEnd(b, i+1), false
 			if end < len(b) && b[end] == '"' {
 				end++
 			} else if end, escaped, _ = stringEnd(b, i); end < 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -311,8 +312,9 @@ func FuzzValueStrings(f *testing.F) {
 	})
 }
 
-// TestPlainRun8 holds plainRun8, the eight-byte step of str, to strPlain, byte by byte: every
-// byte at every position among plain bytes of either half of the byte range, and random words.
+// TestPlainRun8 holds plainRun8, the eight-byte step of the string loops, to strPlain, byte by byte,
+// and asciiMask to strPlain and ASCII: every byte at every position among plain bytes of either
+// half of the byte range, and random words.
 func TestPlainRun8(t *testing.T) {
 	want := func(w [8]byte) int {
 		for i, c := range w {
@@ -322,9 +324,20 @@ func TestPlainRun8(t *testing.T) {
 		}
 		return 8
 	}
+	wantASCII := func(w [8]byte) int {
+		for i, c := range w {
+			if !strPlain[c] || c >= 0x80 {
+				return i
+			}
+		}
+		return 8
+	}
 	check := func(w [8]byte) {
 		if got := plainRun8(binary.LittleEndian.Uint64(w[:])); got != want(w) {
 			t.Fatalf("plainRun8(%q) = %d, want %d", w[:], got, want(w))
+		}
+		if got := bits.TrailingZeros64(asciiMask(binary.LittleEndian.Uint64(w[:]))) >> 3; got != wantASCII(w) {
+			t.Fatalf("asciiMask(%q) flags byte %d first, want %d", w[:], got, wantASCII(w))
 		}
 	}
 	for _, fill := range []byte{'a', 0x20, 0x7f, 0x80, 0xff, '"' + 1, '\\' + 1} {
