@@ -40,6 +40,10 @@ type Request struct {
 	SubResource string
 	// Object and OldObject are the object and, for an UPDATE, the object before it, as JSON.
 	Object, OldObject []byte
+	// ObjectRead and OldObjectRead, when set, are Object and OldObject as Config.ReadObject read
+	// them: the decision takes what they read rather than decoding the bytes again. Each must be
+	// the read of those very bytes.
+	ObjectRead, OldObjectRead *Read
 	// User and Groups are the requester's, for the requester overrides (Config.Requesters).
 	User   string
 	Groups []string
@@ -219,7 +223,7 @@ func (c *Config) decide(ctx context.Context, r *Request, d *Decision) error {
 // when the old object had a problem of the same type at the same field and holds the same value
 // there (ratchet), so that objects admitted before the webhook existed can still be changed.
 func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision) error {
-	obj, err := decodeObject(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec)
+	obj, err := decodeRead(r.ObjectRead, runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec, specInDecode)
 	if err != nil {
 		return err
 	}
@@ -233,7 +237,7 @@ func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision
 	}
 	var old *admitted
 	if r.Operation == admissionv1.Update {
-		if old, err = decodeObject(runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec); err != nil {
+		if old, err = decodeRead(r.OldObjectRead, runtime.RawExtension{Raw: r.OldObject}, "oldObject", g.gk, g.wholeSpec, specInDecode); err != nil {
 			return err
 		}
 		sections, _ := old.refSpecs()
@@ -286,7 +290,7 @@ func (c *Config) mutate(g *guard, r *Request, d *Decision) error {
 	if r.SubResource != "" {
 		return nil
 	}
-	obj, err := decodeObjectRefs(runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec, false)
+	obj, err := decodeRead(r.ObjectRead, runtime.RawExtension{Raw: r.Object}, "object", g.gk, g.wholeSpec, false)
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,15 @@ var specInDecode = true
 // is set; else refSpecs reads spec when it is first called, if ever (the mutating webhook never
 // calls it).
 func decodeObjectRefs(raw runtime.RawExtension, what string, gk schema.GroupKind, wholeSpec, refs bool) (*admitted, error) {
+	return decodeRead(nil, raw, what, gk, wholeSpec, refs)
+}
+
+// decodeRead is decodeObjectRefs, taking the object read when read holds it as decodeObjectRefs
+// would decode raw (read being raw's ReadObject).
+func decodeRead(read *Read, raw runtime.RawExtension, what string, gk schema.GroupKind, wholeSpec, refs bool) (*admitted, error) {
+	if o := read.readFor(gk, wholeSpec, refs); o != nil {
+		return o, nil
+	}
 	if len(raw.Raw) == 0 {
 		return nil, fmt.Errorf("admission request has no %s", what)
 	}
@@ -278,10 +287,29 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	s := &jsonscan.Scanner{Known: knownString}
 	s.Reset(raw)
 	o := &admitted{}
+	top, ok := readTop(s, o, gk, refs)
+	if !ok || !s.End() {
+		return nil, errUnsure
+	}
+	o.finish(top, gk, wholeSpec, refs)
+	return o, nil
+}
+
+// topSpans is what readTop leaves of an object for finish: spec and status, as the spans of the
+// scanner's input, and what specScan found in spec.
+type topSpans struct {
+	spec, status span
+	// specAt and statusAt are the offsets of spec and status in the input.
+	specAt, statusAt int
+	holds            specScan
+}
+
+// readTop reads the object s is at into o, as decodePartialRefs reads it: it reports false where
+// that returns errUnsure, but for what follows the object. s is then anywhere in it.
+func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (topSpans, bool) {
 	var apiVersion, kind string
 	var hasAPIVersion, hasKind bool // not absent, nor null
-	var spec, status span
-	holds := specScan{s: s}
+	top := topSpans{holds: specScan{s: s}}
 	var seen uint8 // the members read, once each
 	const (
 		seenAPIVersion = 1 << iota
@@ -312,36 +340,35 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 			var v []byte
 			var ok bool
 			if refs {
-				v, ok = s.ValueStrings(specStrings, holds.str)
+				v, ok = s.ValueStrings(specStrings, top.holds.str)
 			} else {
 				v, ok = s.Value()
 			}
-			spec = v
+			top.spec, top.specAt = v, s.Pos()-len(v)
 			return once(seenSpec) && ok
 		case "status":
 			v, ok := s.Value()
-			status = v
+			top.status, top.statusAt = v, s.Pos()-len(v)
 			return once(seenStatus) && ok
 		}
 		_, ok := s.Value()
 		return ok
 	})
-	if !ok || !s.End() {
-		return nil, errUnsure
-	}
-	if !hasKind || !hasAPIVersion || !isKind(kind, apiVersion, gk) {
-		return nil, errUnsure
-	}
-	if spec != nil && string(spec) != "null" {
+	top.holds.s = nil
+	return top, ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
+}
+
+// finish reads into o, read by readTop, what the rules read of its spec and status.
+func (o *admitted) finish(top topSpans, gk schema.GroupKind, wholeSpec, refs bool) {
+	if spec := top.spec; spec != nil && string(spec) != "null" {
 		if wholeSpec {
 			o.spec = decodeReads(spec, specReadTree(gk))
 		}
 		o.rawSpec = spec
-		o.sections, o.refs = holds.result(spec)
+		o.sections, o.refs = top.holds.result(spec)
 	}
 	o.scanned = refs
-	o.originKRI, o.hasOriginKRI = originKRI(status)
-	return o, nil
+	o.originKRI, o.hasOriginKRI = originKRI(top.status)
 }
 
 // knownStrings are strings most Kuma objects hold, kept once so that reading them allocates nothing
@@ -659,4 +686,72 @@ func readAnnotation(key []byte) string {
 func (o *admitted) specMap() map[string]any {
 	m, _ := o.spec.(map[string]any)
 	return m
+}
+
+// Read is an object read in the pass of its reader's scanner over the document that holds it
+// (Config.ReadObject): what the decision would decode of the bytes it spans. Request.ObjectRead
+// and OldObjectRead carry it to the decision, which then does not decode those bytes again.
+type Read struct {
+	obj *admitted
+	// gk, wholeSpec and refs are what obj was read for: a decision that reads the object for
+	// another kind or more of it decodes the bytes (readFor).
+	gk              schema.GroupKind
+	wholeSpec, refs bool
+}
+
+// ReadObject reads the object s is at, a member of data (the document s reads: an
+// AdmissionReview, whose request.object or oldObject s is at), as a decision of phase on an object
+// of kind gk decodes it, and returns the bytes it spans, copied, and what it read, for the
+// decision (Request.ObjectRead). It reads the object in s's pass over data: no second pass over
+// its bytes (docs/performance.md, "Change 16").
+//
+// ok false says that s is where it was: the object is for its caller to pass. That is the case of
+// a kind the configuration does not guard, and of every object decodePartial is unsure of (an
+// escaped key, a member given twice, another kind, invalid JSON, ...), which the decision then
+// decodes from the bytes as before.
+func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKind, phase Phase) (raw []byte, read *Read, ok bool) {
+	g, guarded := c.guardFor(gk)
+	if !guarded || phase == Admit {
+		return nil, nil, false
+	}
+	refs := phase == Validate && specInDecode
+	saved := *s
+	if c, _ := s.Peek(); c != '{' {
+		*s = saved
+		return nil, nil, false
+	}
+	known := s.Known
+	s.Known = knownString
+	start := s.Pos()
+	o := &admitted{}
+	top, ok := readTop(s, o, gk, refs)
+	s.Known = known
+	if !ok {
+		*s = saved
+		return nil, nil, false
+	}
+	end := s.Pos()
+	raw = append([]byte(nil), data[start:end]...)
+	// spec and status are spans of data: the same spans of raw, which the object keeps.
+	top.spec = rebase(top.spec, top.specAt-start, raw)
+	top.status = rebase(top.status, top.statusAt-start, raw)
+	o.finish(top, gk, g.wholeSpec, refs)
+	return raw, &Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs}, true
+}
+
+// rebase returns the span of to at off as long as v, a span of what to is a copy of.
+func rebase(v span, off int, to []byte) span {
+	if v == nil {
+		return nil
+	}
+	return to[off : off+len(v)]
+}
+
+// readFor returns the object read, when it was read as decodeObjectRefs would decode it for gk,
+// wholeSpec and refs, else nil.
+func (r *Read) readFor(gk schema.GroupKind, wholeSpec, refs bool) *admitted {
+	if r == nil || r.gk != gk || r.wholeSpec != wholeSpec || r.refs != refs {
+		return nil
+	}
+	return r.obj
 }

@@ -213,25 +213,48 @@ func FuzzDecodeReview(f *testing.F) {
 	for _, s := range reviewSeeds(f) {
 		f.Add(s)
 	}
+	handlers := []objectHandler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission)}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var fast, slow admission.Request
-		fr := unversionedReview{}
-		fr.Request = &fast.AdmissionRequest
+		var slow admission.Request
 		sr := unversionedReview{}
 		sr.Request = &slow.AdmissionRequest
-		fgvk, ferr := decodeReview(context.Background(), raw, &fr)
 		_, sgvk, serr := reviewDecoder.Decode(raw, nil, &sr)
-		switch {
-		case ferr != nil && serr == nil:
-			t.Fatalf("decodeReview: %v; the decoder decodes it", ferr)
-		case ferr != nil || serr != nil:
-			return
-		}
-		if *sgvk == sr.GroupVersionKind() && *fgvk != *sgvk {
-			t.Errorf("version %v, the decoder's %v", *fgvk, *sgvk)
-		}
-		if !reflect.DeepEqual(fr, sr) {
-			t.Errorf("decodeReview:\n%+v\nthe decoder:\n%+v", fr, sr)
+		// Read plainly, then with the objects read in the review's pass for each handler, which
+		// decides the same as from the objects' bytes (FuzzReadObject holds the objects read to
+		// the rules' decode of the bytes).
+		for i := -1; i < len(handlers); i++ {
+			var fast admission.Request
+			fr := unversionedReview{}
+			fr.Request = &fast.AdmissionRequest
+			var reads *objectReads
+			if i >= 0 {
+				cfg, phase := handlers[i].objectReads()
+				reads = &objectReads{cfg: cfg, phase: phase}
+			}
+			fgvk, ferr := decodeReview(context.Background(), raw, &fr, reads)
+			switch {
+			case ferr != nil && serr == nil:
+				t.Fatalf("decodeReview: %v; the decoder decodes it", ferr)
+			case ferr != nil || serr != nil:
+				if ferr != nil && reads != nil && (reads.object != nil || reads.oldObject != nil) {
+					t.Fatalf("decodeReview: %v, and objects read", ferr)
+				}
+				return
+			}
+			if *sgvk == sr.GroupVersionKind() && *fgvk != *sgvk {
+				t.Errorf("version %v, the decoder's %v", *fgvk, *sgvk)
+			}
+			if !reflect.DeepEqual(fr, sr) {
+				t.Errorf("decodeReview:\n%+v\nthe decoder:\n%+v", fr, sr)
+			}
+			if reads == nil {
+				continue
+			}
+			ctx := context.Background()
+			got, want := handlers[i].handleRead(ctx, fast, reads), handlers[i].handleRead(ctx, slow, nil)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%T with the objects read:\n%+v\nfrom their bytes:\n%+v", handlers[i], got, want)
+			}
 		}
 	})
 }

@@ -62,8 +62,15 @@ func (m *Mutator) WithRecordKRI(record rules.RecordKRI) *Mutator {
 
 // Handle answers one admission request with the patch it needs, if any.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	return m.handleRead(ctx, req, nil)
+}
+
+// objectReads and handleRead make m an objectHandler.
+func (m *Mutator) objectReads() (*rules.Config, rules.Phase) { return m.cfg, rules.Mutate }
+
+func (m *Mutator) handleRead(ctx context.Context, req admission.Request, reads *objectReads) admission.Response {
 	var d rules.Decision
-	if done := decide(ctx, &d, m.cfg, &req, rules.Mutate, nil, m.release.get(), "", m.record); done != nil {
+	if done := decide(ctx, &d, m.cfg, &req, reads, rules.Mutate, nil, m.release.get(), "", m.record); done != nil {
 		return *done
 	}
 	switch d.Outcome { // the logger looked up only for a line written, as Validator.Handle does

@@ -65,7 +65,18 @@ func NewHTTPHandler(h admission.Handler) http.Handler {
 // by then, a request still waiting for budget then gets HTTP 429, and h's context ends then. A
 // nil budget bounds nothing.
 func NewBoundedHTTPHandler(h admission.Handler, b *Budget) http.Handler {
-	return &reviewHandler{h: h, budget: b, recoverPanic: true, log: logf.Log.WithName("admission")}
+	oh, _ := h.(objectHandler)
+	return &reviewHandler{h: h, objects: oh, budget: b, recoverPanic: true, log: logf.Log.WithName("admission")}
+}
+
+// objectHandler is a handler whose decision decodes the review's objects (the Validator, the
+// Mutator): they are read in the review's pass, for the configuration and phase objectReads
+// returns, and it decides with what was read (handleRead).
+type objectHandler interface {
+	admission.Handler
+	objectReads() (*rules.Config, rules.Phase)
+	// handleRead is Handle, with the objects of req as reads holds them (nil: none read).
+	handleRead(ctx context.Context, req admission.Request, reads *objectReads) admission.Response
 }
 
 // newTestHTTPHandler is NewHTTPHandler with the framework's panic recovery off, so that tests and
@@ -77,8 +88,10 @@ func newTestHTTPHandler(h admission.Handler) http.Handler {
 }
 
 type reviewHandler struct {
-	h      admission.Handler
-	budget *Budget
+	h admission.Handler
+	// objects is h when its decision decodes the review's objects, else nil.
+	objects objectHandler
+	budget  *Budget
 	// recoverPanic answers a panic of h with a 500 rather than letting it through.
 	recoverPanic bool
 	// log is the logger h finds in its context, with the request's values (requestLog).
@@ -198,6 +211,12 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ar := unversionedReview{}
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
+	// A handler that decides the objects has them read in the review's pass (objectReads).
+	var reads *objectReads
+	if r.objects != nil {
+		cfg, phase := r.objects.objectReads()
+		reads = &objectReads{cfg: cfg, phase: phase}
+	}
 	// Decoding a large review cannot be interrupted: it runs aside, and a review still decoding
 	// when the decision's time is up is answered 504 at once; the decode gives its memory back
 	// when it ends. A review of at most inlineDecodeBytes decodes in well under a millisecond, less
@@ -214,7 +233,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				d = decoded{nil, fmt.Errorf("decoding the review: %v", p)}
 			}
 		}()
-		gvk, err := decodeReview(dctx, raw, &ar)
+		gvk, err := decodeReview(dctx, raw, &ar, reads)
 		return decoded{gvk, err}
 	}
 	var gvk *schema.GroupVersionKind
@@ -266,7 +285,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		resp = deadlinePassed(dctx.Err())
 		resp.UID = areq.UID
 	} else {
-		resp = r.handle(dctx, areq)
+		resp = r.handle(dctx, areq, reads)
 	}
 	if time.Now().After(deadline) {
 		// The API server has given up; an answer written now could be cut by the write
@@ -294,7 +313,7 @@ func reviewNodes(raw []byte) int64 {
 // does (v0.25.2), without its cost when nothing is logged: that builds a logger with six of the
 // request's values for every review (docs/performance.md); requestLog adds them to the lines
 // written. A panic of h is answered with a 500, unless recovery is off.
-func (r *reviewHandler) handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+func (r *reviewHandler) handle(ctx context.Context, req admission.Request, reads *objectReads) (resp admission.Response) {
 	defer func() {
 		if p := recover(); p != nil {
 			if !r.recoverPanic {
@@ -311,7 +330,11 @@ func (r *reviewHandler) handle(ctx context.Context, req admission.Request) (resp
 	if sink := r.log.GetSink(); sink != nil {
 		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: &req}))
 	}
-	resp = r.h.Handle(ctx, req)
+	if r.objects != nil {
+		resp = r.objects.handleRead(ctx, req, reads)
+	} else {
+		resp = r.h.Handle(ctx, req)
+	}
 	if err := complete(&resp, req); err != nil {
 		logf.FromContext(ctx).Error(err, "unable to encode response")
 		resp = admission.Errored(http.StatusInternalServerError, errors.New("unable to encode response"))
@@ -692,11 +715,12 @@ func writeStatus(w http.ResponseWriter, code int, msg string) {
 // (case-sensitive, integers kept), without the decoder's first pass over the whole body to find
 // apiVersion and kind (docs/performance.md). Other bodies go through reviewDecoder. Once ctx has
 // ended, the reading by hand stops before the next object of the request, and nothing else reads
-// the body: a review answered 504 gives its CPU back.
-func decodeReview(ctx context.Context, raw []byte, ar *unversionedReview) (*schema.GroupVersionKind, error) {
+// the body: a review answered 504 gives its CPU back. reads, when set, has the objects read by the
+// rules in the review's pass (objectReads); they stay nil when the review is not read by hand.
+func decodeReview(ctx context.Context, raw []byte, ar *unversionedReview, reads *objectReads) (*schema.GroupVersionKind, error) {
 	for _, prefix := range reviewPrefixes {
 		if bytes.HasPrefix(raw, prefix) {
-			r := reviewReader{ctx: ctx}
+			r := reviewReader{ctx: ctx, reads: reads}
 			if r.readReview(raw, ar) {
 				gvk := ar.GroupVersionKind()
 				return &gvk, nil

@@ -7,8 +7,10 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/internal/jsonscan"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // reviewReader reads a review as the API server writes it, in one pass of the scanner, into what
@@ -23,6 +25,22 @@ type reviewReader struct {
 	// stopped says that ctx ended while the review was read: the reading stopped, and no decoder
 	// is to read it again.
 	stopped bool
+	// reads, when set, has the request's object and oldObject read by the rules in the review's
+	// pass, as its handler's decision decodes them (objectReads); nil reads them as bytes only.
+	reads *objectReads
+	// data is the review being read.
+	data []byte
+}
+
+// objectReads are the objects of a review read in the review's pass (rules.Config.ReadObject),
+// for a handler whose decision decodes them (objectHandler: the Validator and the Mutator), which
+// then does not decode their bytes again (docs/performance.md, "Change 16"). A handler that does
+// not decide them, such as an allow-all one, has none: its reviews are read as before.
+type objectReads struct {
+	cfg   *rules.Config
+	phase rules.Phase
+	// object and oldObject are what was read, nil when the object was read as bytes only.
+	object, oldObject *rules.Read
 }
 
 // readReview reads raw into ar, whose request must be a zero AdmissionRequest, and reports whether
@@ -30,6 +48,7 @@ type reviewReader struct {
 // large members, and stops once ctx has ended (r.stopped).
 func (r *reviewReader) readReview(raw []byte, ar *unversionedReview) bool {
 	r.s.Reset(raw)
+	r.data = raw
 	tm, req := ar.TypeMeta, ar.Request
 	var seen uint8
 	ok := r.s.Object(false, func(key []byte) bool {
@@ -49,6 +68,9 @@ func (r *reviewReader) readReview(raw []byte, ar *unversionedReview) bool {
 	if !ok || !r.s.End() {
 		ar.TypeMeta = tm
 		*req = admissionv1.AdmissionRequest{}
+		if r.reads != nil {
+			r.reads.object, r.reads.oldObject = nil, nil
+		}
 		return false
 	}
 	return true
@@ -129,9 +151,9 @@ func (r *reviewReader) request(req *admissionv1.AdmissionRequest) bool {
 		case "userInfo":
 			return once(&seen, 1<<10) && r.userInfo(&req.UserInfo)
 		case "object":
-			return once(&seen, 1<<11) && r.raw(&req.Object)
+			return once(&seen, 1<<11) && r.object(&req.Object, req, false)
 		case "oldObject":
-			return once(&seen, 1<<12) && r.raw(&req.OldObject)
+			return once(&seen, 1<<12) && r.object(&req.OldObject, req, true)
 		case "options":
 			return once(&seen, 1<<13) && r.raw(&req.Options)
 		case "dryRun":
@@ -173,6 +195,49 @@ func (r *reviewReader) raw(to *runtime.RawExtension) bool {
 		to.Raw = append([]byte(nil), v...)
 	}
 	return ok
+}
+
+// object reads request.object (old: oldObject) into to, as raw does. When the handler's decision
+// decodes it (objectReads), and the request has named its kind and operation (the API server
+// writes both before the objects), the rules read it in this pass, unless they are unsure of it
+// (rules.Config.ReadObject): then, and in every other case, raw passes it.
+func (r *reviewReader) object(to *runtime.RawExtension, req *admissionv1.AdmissionRequest, old bool) bool {
+	if r.reads == nil || !r.decides(req, old) {
+		return r.raw(to)
+	}
+	if r.ctx != nil && r.ctx.Err() != nil {
+		r.stopped = true
+		return false
+	}
+	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	v, read, ok := r.reads.cfg.ReadObject(&r.s, r.data, gk, r.reads.phase)
+	if !ok {
+		return r.raw(to)
+	}
+	to.Raw = v
+	if old {
+		r.reads.oldObject = read
+	} else {
+		r.reads.object = read
+	}
+	return true
+}
+
+// decides reports whether the handler's decision on req decodes its object (old: oldObject), as
+// far as the members read so far say: the validating decision decodes the object of a CREATE or
+// an UPDATE and the old object of an UPDATE, the mutating one the object of a CREATE or an UPDATE
+// of no subresource.
+func (r *reviewReader) decides(req *admissionv1.AdmissionRequest, old bool) bool {
+	if req.Kind.Kind == "" {
+		return false
+	}
+	switch r.reads.phase {
+	case rules.Validate:
+		return req.Operation == admissionv1.Update || !old && req.Operation == admissionv1.Create
+	case rules.Mutate:
+		return !old && req.SubResource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update)
+	}
+	return false
 }
 
 // gvk reads a GroupVersionKind object, or null.

@@ -175,7 +175,7 @@ func TestDecodeReviewStops(t *testing.T) {
 		var req admission.Request
 		ar := unversionedReview{}
 		ar.Request = &req.AdmissionRequest
-		_, err := decodeReview(&stopAfter{context.Background(), n}, raw, &ar)
+		_, err := decodeReview(&stopAfter{context.Background(), n}, raw, &ar, nil)
 		if !errors.Is(err, errStopped) {
 			t.Fatalf("stopped after %d checks: error %v, want errStopped", n, err)
 		}
@@ -186,7 +186,7 @@ func TestDecodeReviewStops(t *testing.T) {
 	var req admission.Request
 	ar := unversionedReview{}
 	ar.Request = &req.AdmissionRequest
-	if _, err := decodeReview(&stopAfter{context.Background(), 3}, raw, &ar); err != nil || req.Options.Raw == nil {
+	if _, err := decodeReview(&stopAfter{context.Background(), 3}, raw, &ar, nil); err != nil || req.Options.Raw == nil {
 		t.Errorf("not stopped: %v, %+v", err, req)
 	}
 }

@@ -45,8 +45,9 @@ func BenchmarkStages(b *testing.B) {
 		{"mutate", NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission)},
 	} {
 		review := reviewBody(b, request("CREATE", benchTimeout, nil))
-		areq, gvk := decodeStage(b, review)
-		resp := c.h.Handle(context.Background(), areq)
+		oh := c.h.(objectHandler)
+		areq, gvk, reads := decodeStage(b, review, oh)
+		resp := oh.handleRead(context.Background(), areq, reads)
 		if !resp.Allowed {
 			b.Fatalf("%s: not allowed: %+v", c.name, resp.Result)
 		}
@@ -79,7 +80,7 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(c.name+"/decode", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				decodeStage(b, review)
+				decodeStage(b, review, oh)
 			}
 		})
 		b.Run(c.name+"/judge", func(b *testing.B) {
@@ -87,7 +88,7 @@ func BenchmarkStages(b *testing.B) {
 			ctx := logf.IntoContext(context.Background(), logr.New(&requestLog{base: logf.Log.WithName("admission").GetSink(), req: &areq}))
 			b.ReportAllocs()
 			for b.Loop() {
-				if r := c.h.Handle(ctx, areq); !r.Allowed {
+				if r := oh.handleRead(ctx, areq, reads); !r.Allowed {
 					b.Fatal(r.Result)
 				}
 			}
@@ -122,8 +123,9 @@ func BenchmarkStages(b *testing.B) {
 	})
 }
 
-// decodeStage is the decoding half of ServeHTTP: the type check and the decode.
-func decodeStage(tb testing.TB, raw []byte) (admission.Request, *schema.GroupVersionKind) {
+// decodeStage is the decoding half of ServeHTTP: the type check and the decode, with the objects
+// read for oh (objectReads) when it is set.
+func decodeStage(tb testing.TB, raw []byte, oh objectHandler) (admission.Request, *schema.GroupVersionKind, *objectReads) {
 	if err := checkReviewType(raw); err != nil {
 		tb.Fatal(err)
 	}
@@ -131,11 +133,19 @@ func decodeStage(tb testing.TB, raw []byte) (admission.Request, *schema.GroupVer
 	ar := unversionedReview{}
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	gvk, err := decodeReview(context.Background(), raw, &ar)
+	var reads *objectReads
+	if oh != nil {
+		cfg, phase := oh.objectReads()
+		reads = &objectReads{cfg: cfg, phase: phase}
+	}
+	gvk, err := decodeReview(context.Background(), raw, &ar, reads)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return areq, gvk
+	if oh != nil && reads.object == nil {
+		tb.Fatal("the object was not read in the review's pass")
+	}
+	return areq, gvk, reads
 }
 
 // benchmarkTransport posts body over TLS on one kept-alive connection to a handler that reads it

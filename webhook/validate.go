@@ -85,8 +85,15 @@ func (f ReleaseFunc) get() naming.Release {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	return v.handleRead(ctx, req, nil)
+}
+
+// objectReads and handleRead make v an objectHandler.
+func (v *Validator) objectReads() (*rules.Config, rules.Phase) { return v.cfg, rules.Validate }
+
+func (v *Validator) handleRead(ctx context.Context, req admission.Request, reads *objectReads) admission.Response {
 	var d rules.Decision
-	if done := decide(ctx, &d, v.cfg, &req, rules.Validate, v.peers, v.release.get(), v.mode.get(), ""); done != nil {
+	if done := decide(ctx, &d, v.cfg, &req, reads, rules.Validate, v.peers, v.release.get(), v.mode.get(), ""); done != nil {
 		return *done
 	}
 	name := rules.BoundValue(objectName(&d.Object, &req))
@@ -146,31 +153,38 @@ func allowed(warnings ...string) admission.Response {
 // decision's findings: requests without a body, unguarded kinds, objects that cannot be decoded,
 // requests whose deadline passed and operations other than CREATE and UPDATE. It returns the final
 // response, or nil when the decision's findings make it. req and d are pointers: both are a few
-// hundred bytes (docs/performance.md).
-func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admission.Request, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) *admission.Response {
+// hundred bytes (docs/performance.md). reads, when set, holds req's objects as read in the review's
+// pass.
+func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admission.Request, reads *objectReads, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) *admission.Response {
 	if req.UID == "" && req.Operation == "" {
 		count(kindOfBrokenRequests, req.Operation, decisionError, "")
 		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
 		return &r
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	var read, oldRead *rules.Read
+	if reads != nil {
+		read, oldRead = reads.object, reads.oldObject
+	}
 	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
 	// others are counted. The walk of spec stops when the request's deadline passes.
 	err := c.DecideInto(ctx, &rules.Request{
-		Phase:       phase,
-		Kind:        gk,
-		Operation:   req.Operation,
-		SubResource: req.SubResource,
-		Object:      req.Object.Raw,
-		OldObject:   req.OldObject.Raw,
-		User:        req.UserInfo.Username,
-		Groups:      req.UserInfo.Groups,
-		Peers:       peers,
-		MaxErrors:   MaxCauses,
-		MaxWarnings: maxWarnings,
-		Release:     rel,
-		Mode:        mode,
-		RecordKRI:   record,
+		Phase:         phase,
+		Kind:          gk,
+		Operation:     req.Operation,
+		SubResource:   req.SubResource,
+		Object:        req.Object.Raw,
+		OldObject:     req.OldObject.Raw,
+		ObjectRead:    read,
+		OldObjectRead: oldRead,
+		User:          req.UserInfo.Username,
+		Groups:        req.UserInfo.Groups,
+		Peers:         peers,
+		MaxErrors:     MaxCauses,
+		MaxWarnings:   maxWarnings,
+		Release:       rel,
+		Mode:          mode,
+		RecordKRI:     record,
 	}, d)
 	switch {
 	case !d.Guarded:
