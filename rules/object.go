@@ -689,7 +689,8 @@ func (o *admitted) specMap() map[string]any {
 }
 
 // Read is an object read in the pass of its reader's scanner over the document that holds it
-// (Config.ReadObject): what the decision would decode of the bytes it spans. Request.ObjectRead
+// (Config.ReadObject): what the decision would decode of the bytes it spans. The zero Read holds
+// none. Request.ObjectRead
 // and OldObjectRead carry it to the decision, which then does not decode those bytes again.
 type Read struct {
 	obj *admitted
@@ -701,24 +702,24 @@ type Read struct {
 
 // ReadObject reads the object s is at, a member of data (the document s reads: an
 // AdmissionReview, whose request.object or oldObject s is at), as a decision of phase on an object
-// of kind gk decodes it, and returns the bytes it spans, copied, and what it read, for the
+// of kind gk decodes it, and returns the bytes it spans, copied, with what it read in read, for the
 // decision (Request.ObjectRead). It reads the object in s's pass over data: no second pass over
 // its bytes (docs/performance.md, "Change 16").
 //
-// ok false says that s is where it was: the object is for its caller to pass. That is the case of
+// ok false says that s is where it was, and read as it was: the object is for its caller to pass. That is the case of
 // a kind the configuration does not guard, and of every object decodePartial is unsure of (an
 // escaped key, a member given twice, another kind, invalid JSON, ...), which the decision then
 // decodes from the bytes as before.
-func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKind, phase Phase) (raw []byte, read *Read, ok bool) {
+func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKind, phase Phase, read *Read) (raw []byte, ok bool) {
 	g, guarded := c.guardFor(gk)
 	if !guarded || phase == Admit {
-		return nil, nil, false
+		return nil, false
 	}
 	refs := phase == Validate && specInDecode
 	saved := *s
 	if c, _ := s.Peek(); c != '{' {
 		*s = saved
-		return nil, nil, false
+		return nil, false
 	}
 	known := s.Known
 	s.Known = knownString
@@ -728,7 +729,7 @@ func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKin
 	s.Known = known
 	if !ok {
 		*s = saved
-		return nil, nil, false
+		return nil, false
 	}
 	end := s.Pos()
 	raw = append([]byte(nil), data[start:end]...)
@@ -736,7 +737,8 @@ func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKin
 	top.spec = rebase(top.spec, top.specAt-start, raw)
 	top.status = rebase(top.status, top.statusAt-start, raw)
 	o.finish(top, gk, g.wholeSpec, refs)
-	return raw, &Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs}, true
+	*read = Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs}
+	return raw, true
 }
 
 // rebase returns the span of to at off as long as v, a span of what to is a copy of.
@@ -750,7 +752,7 @@ func rebase(v span, off int, to []byte) span {
 // readFor returns the object read, when it was read as decodeObjectRefs would decode it for gk,
 // wholeSpec and refs, else nil.
 func (r *Read) readFor(gk schema.GroupKind, wholeSpec, refs bool) *admitted {
-	if r == nil || r.gk != gk || r.wholeSpec != wholeSpec || r.refs != refs {
+	if r == nil || r.obj == nil || r.gk != gk || r.wholeSpec != wholeSpec || r.refs != refs {
 		return nil
 	}
 	return r.obj

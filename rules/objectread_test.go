@@ -67,10 +67,14 @@ func checkReadObject(t *testing.T, c *Config, obj []byte, gk schema.GroupKind, p
 			return ok
 		}
 		at := s.Pos()
-		raw, r, ok := c.ReadObject(&s, doc, gk, phase)
+		var r Read
+		raw, ok := c.ReadObject(&s, doc, gk, phase, &r)
 		if ok {
-			got, read = raw, r
+			got, read = raw, &r
 			return true
+		}
+		if r != (Read{}) {
+			t.Fatalf("%v: ReadObject refused the object and read %+v", gk, r)
 		}
 		if s.Pos() != at {
 			t.Fatalf("%v: ReadObject refused the object and moved the scanner from %d to %d", gk, at, s.Pos())

@@ -236,7 +236,7 @@ func FuzzDecodeReview(f *testing.F) {
 			case ferr != nil && serr == nil:
 				t.Fatalf("decodeReview: %v; the decoder decodes it", ferr)
 			case ferr != nil || serr != nil:
-				if ferr != nil && reads != nil && (reads.object != nil || reads.oldObject != nil) {
+				if ferr != nil && reads != nil && (reads.object != (rules.Read{}) || reads.oldObject != (rules.Read{})) {
 					t.Fatalf("decodeReview: %v, and objects read", ferr)
 				}
 				return

@@ -39,8 +39,9 @@ type reviewReader struct {
 type objectReads struct {
 	cfg   *rules.Config
 	phase rules.Phase
-	// object and oldObject are what was read, nil when the object was read as bytes only.
-	object, oldObject *rules.Read
+	// object and oldObject are what was read, the zero Read when the object was read as bytes
+	// only.
+	object, oldObject rules.Read
 }
 
 // readReview reads raw into ar, whose request must be a zero AdmissionRequest, and reports whether
@@ -69,7 +70,7 @@ func (r *reviewReader) readReview(raw []byte, ar *unversionedReview) bool {
 		ar.TypeMeta = tm
 		*req = admissionv1.AdmissionRequest{}
 		if r.reads != nil {
-			r.reads.object, r.reads.oldObject = nil, nil
+			r.reads.object, r.reads.oldObject = rules.Read{}, rules.Read{}
 		}
 		return false
 	}
@@ -210,16 +211,15 @@ func (r *reviewReader) object(to *runtime.RawExtension, req *admissionv1.Admissi
 		return false
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	v, read, ok := r.reads.cfg.ReadObject(&r.s, r.data, gk, r.reads.phase)
+	read := &r.reads.object
+	if old {
+		read = &r.reads.oldObject
+	}
+	v, ok := r.reads.cfg.ReadObject(&r.s, r.data, gk, r.reads.phase, read)
 	if !ok {
 		return r.raw(to)
 	}
 	to.Raw = v
-	if old {
-		r.reads.oldObject = read
-	} else {
-		r.reads.object = read
-	}
 	return true
 }
 

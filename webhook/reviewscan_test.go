@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kriguard/kriguard/internal/jsonscan"
+	"github.com/kriguard/kriguard/rules"
 )
 
 // fullRequest is a review's request with every field the API server writes set.
@@ -188,5 +190,92 @@ func TestDecodeReviewStops(t *testing.T) {
 	ar.Request = &req.AdmissionRequest
 	if _, err := decodeReview(&stopAfter{context.Background(), 3}, raw, &ar, nil); err != nil || req.Options.Raw == nil {
 		t.Errorf("not stopped: %v, %+v", err, req)
+	}
+}
+
+// The Validator and the Mutator have a review's objects read in the review's pass when the
+// request names its kind and operation first, as the API server writes it, and the rules are sure
+// of the object; every other review is read as before, and decided alike.
+func TestObjectsReadInThePass(t *testing.T) {
+	create := string(reviewBody(t, request("CREATE", benchTimeout, nil)))
+	update := string(reviewBody(t, request("UPDATE", benchTimeout.with("generateName", "t-"), benchTimeout)))
+	st := request("UPDATE", benchTimeout, benchTimeout)
+	st.SubResource = "status"
+	status := string(reviewBody(t, st))
+	kind := regexp.MustCompile(`"kind":\{"group":"kuma.io","version":"v1alpha1","kind":"MeshTimeout"\},`)
+	if !kind.MatchString(create) || !strings.Contains(create, `"object":{`) {
+		t.Fatalf("the review is not written as this test expects: %s", create)
+	}
+	kindLast := kind.ReplaceAllString(create, "")
+	kindLast = kindLast[:len(kindLast)-2] + `,` + strings.TrimSuffix(kind.FindString(create), ",") + `}}`
+	for _, tc := range []struct {
+		name, review string
+		// object and old say whether the validating decision's objects are read in the pass;
+		// mutated, whether the mutating one's object is.
+		object, old, mutated bool
+	}{
+		{"create", create, true, false, true},
+		{"update", update, true, true, true},
+		{"delete", strings.Replace(create, `"operation":"CREATE"`, `"operation":"DELETE"`, 1), false, false, false},
+		{"status", status, true, true, false},
+		{"kind after the object", kindLast, false, false, false},
+		{"an escaped key in the object", strings.Replace(create, `"metadata":{`, `"met\u0061data":{`, 1), false, false, false},
+		{"an escaped key in the request", strings.Replace(create, `"object":{`, `"obj\u0065ct":{`, 1), false, false, false},
+		{"a member twice", strings.Replace(create, `"metadata":{`, `"metadata":{"name":"a",`, 1), false, false, false},
+		{"another kind", strings.Replace(create, `"kind":"MeshTimeout","metadata"`, `"kind":"MeshRetry","metadata"`, 1), false, false, false},
+		{"not an object", strings.Replace(create, `"object":{`, `"object":[1],"x":{`, 1), false, false, false},
+		{"null", strings.Replace(create, `"object":{`, `"object":null,"x":{`, 1), false, false, false},
+		{"a bad label", strings.Replace(create, `"kuma.io/mesh":"mesh-1"`, `"kuma.io/mesh":5`, 1), false, false, false},
+		{"trailing bytes", create + ` x`, false, false, false},
+		{"an unguarded kind", strings.ReplaceAll(create, "MeshTimeout", "Other"), false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, c := range []struct {
+				h                 objectHandler
+				wantObj, wantOld bool
+			}{
+				{NewValidator(rules.DefaultConfig()), tc.object, tc.old},
+				{NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission), tc.mutated, false},
+			} {
+				cfg, phase := c.h.objectReads()
+				reads := &objectReads{cfg: cfg, phase: phase}
+				var fast, plain admission.Request
+				fr, pr := unversionedReview{}, unversionedReview{}
+				fr.Request, pr.Request = &fast.AdmissionRequest, &plain.AdmissionRequest
+				_, ferr := decodeReview(context.Background(), []byte(tc.review), &fr, reads)
+				_, perr := decodeReview(context.Background(), []byte(tc.review), &pr, nil)
+				if (ferr == nil) != (perr == nil) || !reflect.DeepEqual(fr, pr) {
+					t.Fatalf("%T: the review with its objects read: %v %+v, without: %v %+v", c.h, ferr, fast, perr, plain)
+				}
+				if (reads.object != (rules.Read{})) != c.wantObj || (reads.oldObject != (rules.Read{})) != c.wantOld {
+					t.Errorf("%T: object read %v, oldObject read %v; want %v, %v", c.h, reads.object != (rules.Read{}), reads.oldObject != (rules.Read{}), c.wantObj, c.wantOld)
+				}
+				if ferr != nil {
+					continue
+				}
+				got, want := c.h.handleRead(context.Background(), fast, reads), c.h.handleRead(context.Background(), plain, nil)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%T: decided with the objects read:\n%+v\nfrom their bytes:\n%+v", c.h, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A review whose time is up while its objects are read stops as one read as bytes does, with
+// nothing read.
+func TestObjectsReadStops(t *testing.T) {
+	raw := reviewBody(t, request("UPDATE", benchTimeout, benchTimeout))
+	for n := range 2 {
+		reads := &objectReads{cfg: rules.DefaultConfig(), phase: rules.Validate}
+		var req admission.Request
+		ar := unversionedReview{}
+		ar.Request = &req.AdmissionRequest
+		if _, err := decodeReview(&stopAfter{context.Background(), n}, raw, &ar, reads); !errors.Is(err, errStopped) {
+			t.Fatalf("stopped after %d checks: error %v, want errStopped", n, err)
+		}
+		if reads.object != (rules.Read{}) || reads.oldObject != (rules.Read{}) || req.Object.Raw != nil {
+			t.Errorf("stopped after %d checks: left objects behind: %+v %+v", n, reads, req)
+		}
 	}
 }

@@ -142,7 +142,7 @@ func decodeStage(tb testing.TB, raw []byte, oh objectHandler) (admission.Request
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if oh != nil && reads.object == nil {
+	if oh != nil && reads.object == (rules.Read{}) {
 		tb.Fatal("the object was not read in the review's pass")
 	}
 	return areq, gvk, reads

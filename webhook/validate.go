@@ -164,7 +164,7 @@ func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admiss
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
 	var read, oldRead *rules.Read
 	if reads != nil {
-		read, oldRead = reads.object, reads.oldObject
+		read, oldRead = &reads.object, &reads.oldObject
 	}
 	// Only the problems an answer can show are built (MaxCauses causes, maxWarnings warnings); the
 	// others are counted. The walk of spec stops when the request's deadline passes.
