@@ -231,7 +231,7 @@ func TestObjectsReadInThePass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, c := range []struct {
-				h                 objectHandler
+				h                objectHandler
 				wantObj, wantOld bool
 			}{
 				{NewValidator(rules.DefaultConfig()), tc.object, tc.old},
