@@ -2,12 +2,16 @@ package rules
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kriguard/kriguard/internal/jsonscan"
+	"github.com/kriguard/kriguard/naming"
 )
 
 // readKinds are kinds ReadObject is tried with: a Kuma kind whose spec is scanned for references,
@@ -111,5 +115,78 @@ func checkReadObject(t *testing.T, c *Config, obj []byte, gk schema.GroupKind, p
 	clear(doc)
 	if !reflect.DeepEqual(read.obj, wantObj) {
 		t.Fatalf("%v: ReadObject read\n%#v\ndecodePartial\n%#v", gk, read.obj, wantObj)
+	}
+}
+
+// readIn reads obj as the webhook does, in a pass over a review holding it, for a decision of
+// phase, and returns the bytes the review's object spans, with what ReadObject read of them (nil:
+// it left them to the decision); ok is false when the review is not JSON.
+func readIn(t *testing.T, c *Config, obj []byte, gk schema.GroupKind, phase Phase) (raw []byte, read *Read, ok bool) {
+	t.Helper()
+	doc := append(append([]byte(`{"request":{"object":`), obj...), `}}`...)
+	var s jsonscan.Scanner
+	s.Reset(doc)
+	ok = s.Object(false, func([]byte) bool {
+		return s.Object(false, func([]byte) bool {
+			var r Read
+			v, ok := c.ReadObject(&s, doc, gk, phase, &r)
+			if !ok {
+				raw, ok = s.Value()
+				return ok
+			}
+			raw, read = v, &r
+			return true
+		})
+	}) && s.End()
+	return raw, read, ok
+}
+
+// TestDecideWithObjectsRead decides every object of TestDecideSameAsBefore's data, as a CREATE and
+// as an UPDATE, under every release and the modes, with its objects read by ReadObject and from
+// their bytes: the decisions are the same.
+func TestDecideWithObjectsRead(t *testing.T) {
+	c := DefaultConfig()
+	objects := samePathInputs(t)
+	read := 0
+	for i, obj := range objects {
+		old := obj
+		if i > 0 {
+			old = objects[i-1]
+		}
+		kind := kindOf(obj)
+		if kind == "" {
+			kind = "MeshTimeout"
+		}
+		gk := schema.GroupKind{Group: groupOf(c, kind), Kind: kind}
+		for _, rel := range naming.Releases() {
+			for _, r := range []Request{
+				{Phase: Mutate, Kind: gk, Operation: admissionv1.Create, Object: obj, Release: rel, RecordKRI: RecordKRIAdmission},
+				{Phase: Validate, Kind: gk, Operation: admissionv1.Create, Object: obj, Release: rel},
+				{Phase: Validate, Kind: gk, Operation: admissionv1.Update, Object: obj, OldObject: old, Release: rel, Mode: ModeGlobal, MaxErrors: 1},
+			} {
+				var ok, oldOK bool
+				var objRead, oldRead *Read
+				r.Object, objRead, ok = readIn(t, c, obj, gk, r.Phase)
+				if r.OldObject != nil {
+					r.OldObject, oldRead, oldOK = readIn(t, c, old, gk, r.Phase)
+					ok = ok && oldOK
+				}
+				if !ok {
+					continue // no review holds it
+				}
+				want, wantErr := c.Decide(context.Background(), r)
+				r.ObjectRead, r.OldObjectRead = objRead, oldRead
+				if objRead != nil {
+					read++
+				}
+				got, gotErr := c.Decide(context.Background(), r)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: with the objects read: %v\n%#v\nfrom their bytes: %v\n%#v", describeRequest(r), gotErr, got, wantErr, want)
+				}
+			}
+		}
+	}
+	if read < len(objects) {
+		t.Errorf("only %d objects read of %d decided three ways", read, len(objects))
 	}
 }
