@@ -296,12 +296,13 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 }
 
 // topSpans is what readTop leaves of an object for finish: spec and status, as the spans of the
-// scanner's input, and what specScan found in spec.
+// scanner's input, and what specScan found in spec. It holds no pointer to the scanner, so that a
+// caller's scanner stays where the caller has it (on its stack: docs/performance.md).
 type topSpans struct {
 	spec, status span
 	// specAt and statusAt are the offsets of spec and status in the input.
 	specAt, statusAt int
-	holds            specScan
+	found            specFound
 }
 
 // readTop reads the object s is at into o, as decodePartialRefs reads it: it reports false where
@@ -309,7 +310,8 @@ type topSpans struct {
 func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (topSpans, bool) {
 	var apiVersion, kind string
 	var hasAPIVersion, hasKind bool // not absent, nor null
-	top := topSpans{holds: specScan{s: s}}
+	var top topSpans
+	holds := specScan{s: s}
 	var seen uint8 // the members read, once each
 	const (
 		seenAPIVersion = 1 << iota
@@ -340,7 +342,7 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (
 			var v []byte
 			var ok bool
 			if refs {
-				v, ok = s.ValueStrings(specStrings, top.holds.str)
+				v, ok = s.ValueStrings(specStrings, holds.str)
 			} else {
 				v, ok = s.Value()
 			}
@@ -354,7 +356,7 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (
 		_, ok := s.Value()
 		return ok
 	})
-	top.holds.s = nil
+	top.found = holds.specFound
 	return top, ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
 }
 
@@ -365,7 +367,7 @@ func (o *admitted) finish(top topSpans, gk schema.GroupKind, wholeSpec, refs boo
 			o.spec = decodeReads(spec, specReadTree(gk))
 		}
 		o.rawSpec = spec
-		o.sections, o.refs = top.holds.result(spec)
+		o.sections, o.refs = top.found.result(spec)
 	}
 	o.scanned = refs
 	o.originKRI, o.hasOriginKRI = originKRI(top.status)
@@ -432,7 +434,12 @@ func knownString(in []byte) (string, bool) {
 // decisions to specHolds'). A string with an escape may spell anything: spec is then returned for
 // both.
 type specScan struct {
-	s                                      *jsonscan.Scanner
+	s *jsonscan.Scanner
+	specFound
+}
+
+// specFound is what specScan found.
+type specFound struct {
 	sectionProblem, refKey, byName, escape bool
 }
 
@@ -485,7 +492,7 @@ func (h *specScan) str(lit []byte, key bool) bool {
 }
 
 // result is what refSpecs returns of spec, once it is passed.
-func (h *specScan) result(spec []byte) (sections, refs []byte) {
+func (h *specFound) result(spec []byte) (sections, refs []byte) {
 	if h.escape {
 		return spec, spec
 	}
