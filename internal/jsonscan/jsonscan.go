@@ -358,15 +358,6 @@ func (s *Scanner) key() ([]byte, bool) {
 	return b[i:end], true
 }
 
-// colon passes white space and a colon.
-func (s *Scanner) colon() bool {
-	if s.i < len(s.data) && s.data[s.i] == ':' { // as the API server writes JSON
-		s.i++
-		return true
-	}
-	return s.Next(':')
-}
-
 // digitsEnd returns the offset after the run of decimal digits at b[i], i itself when there is none.
 func digitsEnd(b []byte, i int) int {
 	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
