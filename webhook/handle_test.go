@@ -17,7 +17,7 @@ import (
 func TestHandlePanic(t *testing.T) {
 	panics := admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { panic("boom") })
 	req := request("CREATE", kuma("MeshTimeout", "kuma-system", "t1", nil, nil), nil)
-	r := NewHTTPHandler(panics).(*reviewHandler).handle(context.Background(), req, nil)
+	r := NewHTTPHandler(panics).(*reviewHandler).handle(context.Background(), &req, nil)
 	if r.Allowed || r.Result == nil || r.Result.Code != http.StatusInternalServerError ||
 		!strings.Contains(r.Result.Message, "panic: boom") || r.UID != req.UID {
 		t.Errorf("answer to a panic: %+v", r)
@@ -27,7 +27,7 @@ func TestHandlePanic(t *testing.T) {
 			t.Errorf("recovery off: recovered %v, want the handler's panic", p)
 		}
 	}()
-	newTestHTTPHandler(panics).(*reviewHandler).handle(context.Background(), req, nil)
+	newTestHTTPHandler(panics).(*reviewHandler).handle(context.Background(), &req, nil)
 }
 
 // TestHandleLog checks that the lines a handler logs carry the request's values, as
@@ -44,7 +44,7 @@ func TestHandleLog(t *testing.T) {
 	})).(*reviewHandler)
 	h.log = funcr.New(func(prefix, args string) { lines = append(lines, prefix+" "+args) }, funcr.Options{}).WithName("admission")
 	req := request("CREATE", kuma("MeshTimeout", "kuma-system", "t1", nil, nil), nil)
-	resp := h.handle(context.Background(), req, nil)
+	resp := h.handle(context.Background(), &req, nil)
 	if !resp.Allowed || resp.UID != req.UID || resp.Result == nil || resp.Result.Code != http.StatusOK {
 		t.Errorf("answer %+v, want allowed and completed", resp)
 	}
@@ -64,7 +64,7 @@ func TestHandleLog(t *testing.T) {
 	}
 	// Without a logger, nothing breaks.
 	h.log = logr.Discard()
-	if resp := h.handle(context.Background(), req, nil); !resp.Allowed {
+	if resp := h.handle(context.Background(), &req, nil); !resp.Allowed {
 		t.Errorf("answer without a logger: %+v", resp)
 	}
 }

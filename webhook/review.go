@@ -116,6 +116,27 @@ type unversionedReview struct {
 
 var _ runtime.Object = &unversionedReview{}
 
+// served is what the serve of one review keeps on the heap, in one allocation rather than one
+// each (docs/performance.md, "Change 18"): its body, the review it is decoded into and the
+// objects read for the handler. A decode still running at the deadline holds it until it ends.
+type served struct {
+	body  body
+	req   admission.Request
+	ar    unversionedReview
+	reads objectReads
+}
+
+// decode decodes raw into s.ar (decodeReview). Off the server's goroutine (a large review), the
+// server's panic recovery does not apply: a panic is its error, in place as aside.
+func (s *served) decode(ctx context.Context, raw []byte, reads *objectReads) (gvk *schema.GroupVersionKind, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			gvk, err = nil, fmt.Errorf("decoding the review: %v", p)
+		}
+	}()
+	return decodeReview(ctx, raw, &s.ar, reads)
+}
+
 // inlineDecodeBytes is the largest review ServeHTTP decodes in place rather than aside: the first
 // buffer of a body (bodyChunk).
 const inlineDecodeBytes = bodyChunk
@@ -157,7 +178,8 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	client := clientAddress(req)
-	b := &body{}
+	st := &served{}
+	b := &st.body
 	// handedOff: a decode that outlived the deadline gives the memory back when it ends.
 	handedOff := false
 	defer func() {
@@ -207,42 +229,33 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// not finish, still arrives in time.
 	dctx, dcancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
 	defer dcancel()
-	var areq admission.Request
-	ar := unversionedReview{}
+	areq := &st.req
+	ar := &st.ar
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
 	// A handler that decides the objects has them read in the review's pass (objectReads).
 	var reads *objectReads
 	if r.objects != nil {
-		cfg, phase := r.objects.objectReads()
-		reads = &objectReads{cfg: cfg, phase: phase}
+		reads = &st.reads
+		reads.cfg, reads.phase = r.objects.objectReads()
 	}
 	// Decoding a large review cannot be interrupted: it runs aside, and a review still decoding
 	// when the decision's time is up is answered 504 at once; the decode gives its memory back
 	// when it ends. A review of at most inlineDecodeBytes decodes in well under a millisecond, less
 	// than the goroutine and channel cost it (docs/performance.md): it is decoded in place.
-	type decoded struct {
-		gvk *schema.GroupVersionKind
-		err error
-	}
-	decode := func() (d decoded) {
-		defer func() {
-			// Off the server's goroutine, its recovery does not apply; in place, the answer is
-			// the same.
-			if p := recover(); p != nil {
-				d = decoded{nil, fmt.Errorf("decoding the review: %v", p)}
-			}
-		}()
-		gvk, err := decodeReview(dctx, raw, &ar, reads)
-		return decoded{gvk, err}
-	}
 	var gvk *schema.GroupVersionKind
 	if len(raw) <= inlineDecodeBytes {
-		d := decode()
-		gvk, err = d.gvk, d.err
+		gvk, err = st.decode(dctx, raw, reads)
 	} else {
+		type decoded struct {
+			gvk *schema.GroupVersionKind
+			err error
+		}
 		done := make(chan decoded, 1)
-		go func() { done <- decode() }()
+		go func() {
+			gvk, err := st.decode(dctx, raw, reads)
+			done <- decoded{gvk, err}
+		}()
 		select {
 		case d := <-done:
 			gvk, err = d.gvk, d.err
@@ -312,8 +325,9 @@ func reviewNodes(raw []byte) int64 {
 // handle has h decide req and completes the answer, as controller-runtime's admission.Webhook.Handle
 // does (v0.25.2), without its cost when nothing is logged: that builds a logger with six of the
 // request's values for every review (docs/performance.md); requestLog adds them to the lines
-// written. A panic of h is answered with a 500, unless recovery is off.
-func (r *reviewHandler) handle(ctx context.Context, req admission.Request, reads *objectReads) (resp admission.Response) {
+// written. A panic of h is answered with a 500, unless recovery is off. req is a pointer: h is
+// given a copy, and the request's log lines read it (an admission.Request is some 400 bytes).
+func (r *reviewHandler) handle(ctx context.Context, req *admission.Request, reads *objectReads) (resp admission.Response) {
 	defer func() {
 		if p := recover(); p != nil {
 			if !r.recoverPanic {
@@ -328,14 +342,14 @@ func (r *reviewHandler) handle(ctx context.Context, req admission.Request, reads
 		}
 	}()
 	if sink := r.log.GetSink(); sink != nil {
-		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: &req}))
+		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: req}))
 	}
 	if r.objects != nil {
-		resp = r.objects.handleRead(ctx, req, reads)
+		resp = r.objects.handleRead(ctx, *req, reads)
 	} else {
-		resp = r.h.Handle(ctx, req)
+		resp = r.h.Handle(ctx, *req)
 	}
-	if err := complete(&resp, req); err != nil {
+	if err := complete(&resp, *req); err != nil {
 		logf.FromContext(ctx).Error(err, "unable to encode response")
 		resp = admission.Errored(http.StatusInternalServerError, errors.New("unable to encode response"))
 		resp.UID = req.UID
