@@ -705,6 +705,10 @@ type Read struct {
 	// another kind or more of it decodes the bytes (readFor).
 	gk              schema.GroupKind
 	wholeSpec, refs bool
+	// g is the guard of gk in cfg, the Config that read obj: the decision of that Config takes it
+	// rather than look it up again (Request.guard).
+	cfg *Config
+	g   *guard
 }
 
 // ReadObject reads the object s is at, a member of data (the document s reads: an
@@ -744,7 +748,7 @@ func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKin
 	top.spec = rebase(top.spec, top.specAt-start, raw)
 	top.status = rebase(top.status, top.statusAt-start, raw)
 	o.finish(top, gk, g.wholeSpec, refs)
-	*read = Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs}
+	*read = Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs, cfg: c, g: g}
 	return raw, true
 }
 
