@@ -153,6 +153,12 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
 // errors on a multizone control plane, notes elsewhere.
 func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	return c.kdsFindingsNamed(g, obj, kri, universal, "", errs, notes)
+}
+
+// kdsFindingsNamed is kdsFindings with the object's c.release.ValidatedName, which checkFor has
+// computed: name, when not "", is it (docs/performance.md, "Change 18").
+func (c *Config) kdsFindingsNamed(g *guard, obj *admitted, kri naming.KRI, universal bool, name string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	mode := c.Mode()
 	fromGlobal := obj.labels.notedValue(notedOrigin) == originGlobal
 	if mode == ModeStandalone || obj.name == "" || fromGlobal && mode != ModeGlobal {
@@ -163,7 +169,7 @@ func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal 
 		labels, base := &obj.labels, kri.Name
 		if universal {
 			labels = nil // kuma/universal-name holds a Universal resource's labels to Kubernetes' rules
-		} else {
+		} else if base = name; base == "" {
 			base = c.release.ValidatedName(obj) // as copyHashed reads it
 		}
 		// Only a copy with a problem is named: its name is the problem's message. A Kubernetes

@@ -140,8 +140,8 @@ func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request) (kri 
 	if !privileged {
 		n = len(notes)
 		notes = tag(overwritten(rel, obj, notes), n, RuleOverwrittenKey)
-		// The control plane writes KDS copies itself.
-		before, notes = c.kdsFindings(g, obj, kri, false, before, notes)
+		// The control plane writes KDS copies itself. Not privileged, name is the ValidatedName.
+		before, notes = c.kdsFindingsNamed(g, obj, kri, false, name, before, notes)
 	}
 	return kri, valid, before, after, notes
 }
