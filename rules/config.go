@@ -307,6 +307,26 @@ type guard struct {
 	wholeSpec bool
 	// kds is what KDS does with the kind's objects (kdsFindings).
 	kds kdsSync
+	// rt is the KRI type of a kri kind in the registry of the Config that holds the guard, when
+	// hasRT: checkWith takes it rather than look the kind up for each object (withTypes).
+	rt    naming.ResourceType
+	hasRT bool
+}
+
+// withTypes returns guards, a Config's, with the types of their kinds in reg: each release's
+// Config has its own registry, hence its own guards.
+func withTypes(guards map[string][]*guard, reg *naming.Registry) map[string][]*guard {
+	out := make(map[string][]*guard, len(guards))
+	for kind, gs := range guards {
+		for _, g := range gs {
+			cp := *g
+			if cp.kri {
+				cp.rt, cp.hasRT = reg.ByKind(kind)
+			}
+			out[kind] = append(out[kind], &cp)
+		}
+	}
+	return out
 }
 
 // DefaultConfig returns the built-in configuration: every Kuma kind that has a CRD and the six Kong
@@ -506,10 +526,12 @@ func buildConfig(c *Config) (*Config, error) {
 	c.DefaultEnforcement = defaultEnforcement
 	c.configured = release
 	c.release = naming.DefaultRelease
+	unset := c.guards
+	c.guards = withTypes(unset, reg)
 	c.byRelease = map[string]*Config{c.release.String(): c}
 	for rel, rr := range others {
 		cp := *c
-		cp.registry, cp.release = rr, rel
+		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr)
 		c.byRelease[rel.String()] = &cp
 	}
 	return c, nil

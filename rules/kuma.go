@@ -58,7 +58,11 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 	if !g.kri {
 		return naming.KRI{}, false, tag(kongErrors(g.gk.Kind, obj), 0, kongRules[g.gk.Kind]), nil, nil
 	}
-	kri, before = c.registry.ForObject(obj, g.gk.Kind)
+	if g.hasRT {
+		kri, before = naming.ForObjectOf(obj, g.rt)
+	} else {
+		kri, before = c.registry.ForObject(obj, g.gk.Kind)
+	}
 	valid = len(before) == 0
 	tag(before, 0, RuleKRI)
 	if v, ok := obj.labels.noted(notedDisplayName); ok {
