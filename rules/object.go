@@ -722,6 +722,16 @@ type Read struct {
 // escaped key, a member given twice, another kind, invalid JSON, ...), which the decision then
 // decodes from the bytes as before.
 func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKind, phase Phase, read *Read) (raw []byte, ok bool) {
+	return c.ReadObjectIn(s, data, gk, phase, read, nil)
+}
+
+// ReadSpace is room for an object ReadObjectIn reads, for a caller that keeps it with the rest of
+// what it holds for a review, in one allocation (docs/performance.md, "Change 18").
+type ReadSpace struct{ obj admitted }
+
+// ReadObjectIn is ReadObject reading the object into space, when not nil, rather than into an
+// allocation of its own. What space held before is dropped: the Read of it no longer holds it.
+func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupKind, phase Phase, read *Read, space *ReadSpace) (raw []byte, ok bool) {
 	g, guarded := c.guardFor(gk)
 	if !guarded || phase == Admit {
 		return nil, false
@@ -735,7 +745,13 @@ func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKin
 	known := s.Known
 	s.Known = knownString
 	start := s.Pos()
-	o := &admitted{}
+	var o *admitted
+	if space != nil {
+		space.obj = admitted{}
+		o = &space.obj
+	} else {
+		o = &admitted{}
+	}
 	top, ok := readTop(s, o, gk, refs)
 	s.Known = known
 	if !ok {

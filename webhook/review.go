@@ -117,12 +117,17 @@ type unversionedReview struct {
 var _ runtime.Object = &unversionedReview{}
 
 // served is what the serve of one review keeps on the heap, in one allocation rather than one
-// each (docs/performance.md, "Change 18"): its body, the review it is decoded into and the
-// objects read for the handler. A decode still running at the deadline holds it until it ends.
+// each (docs/performance.md, "Change 18"): its body and the review it is decoded into. A decode
+// still running at the deadline holds it until it ends.
 type served struct {
-	body  body
-	req   admission.Request
-	ar    unversionedReview
+	body body
+	req  admission.Request
+	ar   unversionedReview
+}
+
+// servedObjects is served with the objects read for a handler that decides them (objectReads).
+type servedObjects struct {
+	served
 	reads objectReads
 }
 
@@ -178,7 +183,16 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	client := clientAddress(req)
-	st := &served{}
+	// A handler that decides the objects has them read in the review's pass (objectReads).
+	var st *served
+	var reads *objectReads
+	if r.objects != nil {
+		so := &servedObjects{}
+		st, reads = &so.served, &so.reads
+		reads.cfg, reads.phase = r.objects.objectReads()
+	} else {
+		st = &served{}
+	}
 	b := &st.body
 	// handedOff: a decode that outlived the deadline gives the memory back when it ends.
 	handedOff := false
@@ -233,12 +247,6 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ar := &st.ar
 	ar.Request = &areq.AdmissionRequest
 	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	// A handler that decides the objects has them read in the review's pass (objectReads).
-	var reads *objectReads
-	if r.objects != nil {
-		reads = &st.reads
-		reads.cfg, reads.phase = r.objects.objectReads()
-	}
 	// Decoding a large review cannot be interrupted: it runs aside, and a review still decoding
 	// when the decision's time is up is answered 504 at once; the decode gives its memory back
 	// when it ends. A review of at most inlineDecodeBytes decodes in well under a millisecond, less

@@ -42,6 +42,9 @@ type objectReads struct {
 	// object and oldObject are what was read, the zero Read when the object was read as bytes
 	// only.
 	object, oldObject rules.Read
+	// space holds the object read into object, in the allocation that holds these reads
+	// (servedObjects); the old object has one of its own.
+	space rules.ReadSpace
 }
 
 // readReview reads raw into ar, whose request must be a zero AdmissionRequest, and reports whether
@@ -211,11 +214,11 @@ func (r *reviewReader) object(to *runtime.RawExtension, req *admissionv1.Admissi
 		return false
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	read := &r.reads.object
+	read, space := &r.reads.object, &r.reads.space
 	if old {
-		read = &r.reads.oldObject
+		read, space = &r.reads.oldObject, nil
 	}
-	v, ok := r.reads.cfg.ReadObject(&r.s, r.data, gk, r.reads.phase, read)
+	v, ok := r.reads.cfg.ReadObjectIn(&r.s, r.data, gk, r.reads.phase, read, space)
 	if !ok {
 		return r.raw(to)
 	}
