@@ -87,6 +87,9 @@ type Config struct {
 	// release, keyed by its name, alike but for the registry (forRelease).
 	release   naming.Release
 	byRelease map[string]*Config
+	// byMode holds, when kuma.mode is auto, a Config per mode auto may detect, alike but for
+	// kuma.mode (forMode).
+	byMode map[Mode]*Config
 	// configured is the release of kuma.version: the one a Request that names none is judged
 	// against.
 	configured naming.Release
@@ -534,7 +537,26 @@ func buildConfig(c *Config) (*Config, error) {
 		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr)
 		c.byRelease[rel.String()] = &cp
 	}
+	for _, rc := range c.byRelease {
+		rc.byMode = modeConfigs(rc)
+	}
 	return c, nil
+}
+
+// modeConfigs returns the Configs forMode returns for c, which judges under kuma.mode auto: one per
+// mode auto may detect, made once rather than for each request (docs/performance.md, "Change 18").
+// nil when c's mode is not auto.
+func modeConfigs(c *Config) map[Mode]*Config {
+	if c.Mode() != ModeAuto {
+		return nil
+	}
+	out := make(map[Mode]*Config, 3)
+	for _, m := range []Mode{ModeGlobal, ModeZone, ModeStandalone} {
+		cp := *c
+		cp.Kuma.Mode, cp.byMode = m, nil
+		out[m] = &cp
+	}
+	return out
 }
 
 // buildDisabled checks the rules turned off: known ids, once each, of rules that never deny.

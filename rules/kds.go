@@ -42,6 +42,9 @@ func (c *Config) forMode(m Mode) *Config {
 	if m == "" || m == ModeAuto || c.Mode() != ModeAuto {
 		return c
 	}
+	if mc, ok := c.byMode[m]; ok {
+		return mc
+	}
 	cp := *c
 	cp.Kuma.Mode = m
 	return &cp
