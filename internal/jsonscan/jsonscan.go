@@ -40,6 +40,10 @@ type Scanner struct {
 	// ascii is the span in data of a key passed that is ASCII without an escape (the last such),
 	// which Unquote then takes as it is without looking at its bytes again.
 	ascii struct{ start, end int }
+	// want and base are those of the ValueStrings in progress, for valueTo: the strings it stops
+	// at and the depth of the value's start.
+	want *Strings
+	base int
 	// Known, when set, gives the string of in, the bytes of a string literal that need no decoding
 	// (no escape, valid UTF-8), without a copy when it is one a reader meets in most inputs, kept
 	// once; false has String and Unquote copy in. Reset keeps it.
@@ -139,20 +143,6 @@ var strPlain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// str passes the string literal whose opening quote is at data[s.i] and reports whether it is
-// one. It sets s.escaped at an escape; its callers that read the string clear it first.
-func (s *Scanner) str() bool {
-	end, escaped, _ := stringEnd(s.data, s.i)
-	if end < 0 {
-		return false
-	}
-	s.i = end
-	if escaped {
-		s.escaped = true
-	}
-	return true
-}
 
 // stringEnd returns the offset after the string literal whose opening quote is at b[i], or -1 when
 // there is none, whether the literal holds an escape, and whether its bytes are all ASCII. Its
@@ -264,19 +254,20 @@ func asciiMask(w uint64) uint64 {
 // which it does not pass: the next call of any method reads the string again. Escaped is left as
 // it was.
 func (s *Scanner) StringAhead() ([]byte, bool) {
-	s.space()
-	start, escaped := s.i, s.escaped
-	if !s.isQuote() || !s.str() {
-		s.i, s.escaped = start, escaped
+	b := s.data
+	i := skipSpace(b, s.i)
+	if s.i = i; i >= len(b) || b[i] != '"' {
 		return nil, false
 	}
-	lit := s.data[start:s.i]
-	s.i, s.escaped = start, escaped
-	return lit, true
+	end := plainEnd(b, i+1)
+	if end < len(b) && b[end] == '"' {
+		return b[i : end+1], true
+	}
+	if end, _, _ = stringEnd(b, i); end < 0 {
+		return nil, false
+	}
+	return b[i:end], true
 }
-
-// isQuote reports whether data[s.i] is a quote.
-func (s *Scanner) isQuote() bool { return s.i < len(s.data) && s.data[s.i] == '"' }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
@@ -474,36 +465,99 @@ func (s *Scanner) ValueStrings(want *Strings, str func(lit []byte, key bool) boo
 	return s.value(want, str)
 }
 
-// Strings is a set of strings for ValueStrings, by their first byte and length: bit n of
-// Strings[c] is set for the strings of n bytes that start with c. It holds more strings than
-// were added (those of the same first byte and length), never fewer: the reader compares the
-// strings it is passed. Filtering so costs a look-up, where a call for every string costs the call.
-type Strings [256]uint64
+// Strings is a set of strings for ValueStrings, by their length and their first and last bytes:
+// bit n%64 of first[c] is set for the strings of n bytes that start with c, and of
+// ends[endsHash(c, l)] for those that start with c and end with l. It holds more strings than
+// were added (those of the same length modulo 64 and of ends that hash alike), never fewer: the
+// reader compares the strings it is passed. Filtering so costs a look-up or two, where a call for
+// every string costs the call.
+type Strings struct {
+	first, ends [256]uint64
+}
+
+// endsHash is the index in Strings.ends of a string that starts with c and ends with l.
+func endsHash(c, l byte) byte { return c ^ l<<1 }
 
 // Add adds s, which must not be empty and must be shorter than 64 bytes.
 func (t *Strings) Add(s string) {
 	if len(s) == 0 || len(s) >= 64 {
 		panic(fmt.Sprintf("jsonscan: %q cannot be in a Strings", s))
 	}
-	t[s[0]] |= 1 << len(s)
+	t.first[s[0]] |= 1 << len(s)
+	t.ends[endsHash(s[0], s[len(s)-1])] |= 1 << len(s)
 }
 
-// may reports whether a string literal without escapes whose content is n bytes and starts with c
-// (the closing quote when n is 0) may be in t.
-func (t *Strings) may(c byte, n int) bool {
-	// Of the empty string, c is the closing quote, and Add never sets bit 0.
-	return t == nil || n < 64 && t[c]>>n&1 != 0
+// may reports whether the string literal b[lit:end], quotes included and without escapes, may be
+// in t.
+func (t *Strings) may(b []byte, lit, end int) bool {
+	// Of the empty string, the first byte is the closing quote and the last the opening one, and
+	// Add never sets bit 0.
+	n, c := uint(end-lit-2)%64, b[lit+1]
+	return t.first[c]>>n&1 != 0 && t.ends[endsHash(c, b[end-2])]>>n&1 != 0
 }
+
+// everyString is the Strings of ValueStrings' nil: every string, the empty one included.
+var everyString = func() (t Strings) {
+	for c := range t.first {
+		t.first[c], t.ends[c] = ^uint64(0), ^uint64(0)
+	}
+	return t
+}()
 
 func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]byte, bool) {
 	if each == nil {
 		return s.valuePlain()
 	}
-	// The position is kept in i, not in s, and white space is looked for only where a token is
-	// not found: JSON as the API server writes it has none (docs/performance.md, "Change 13").
-	b, i := s.data, skipSpace(s.data, s.i)
-	start, base := i, s.depth
-	key := false // a key comes first, before the value
+	if want == nil {
+		want = &everyString
+	}
+	start := skipSpace(s.data, s.i)
+	i, base, key := start, s.depth, false
+	for {
+		// The loop over the value's tokens (valueTo) stops at each string of want, and each is
+		// called here: the call and its variables, for a few strings of the value, are not the
+		// loop's to keep in registers (docs/performance.md, "Change 17"). each may have read
+		// the scanner with another ValueStrings: want and base are set again.
+		s.want, s.base = want, base
+		next, lit, end, st := s.valueTo(i, key)
+		switch st {
+		case toEnd:
+			return s.data[start:next], true
+		case toFailed:
+			return nil, false
+		}
+		s.i = next
+		if !each(s.data[lit:end], st == toKey) {
+			return nil, false
+		}
+		i, key = s.i, false
+		if st == toValue {
+			if i, key, st = s.afterValue(i, base); st != toToken {
+				if st == toEnd {
+					return s.data[start:i], true
+				}
+				return nil, false
+			}
+		}
+	}
+}
+
+// What valueTo and afterValue stopped at.
+const (
+	toToken  = iota // a token of the value, at next
+	toEnd           // the end of the value, at next
+	toFailed        // a syntax error, at s.i
+	toKey           // a key of want, its colon passed
+	toValue         // a string value of want
+)
+
+// valueTo is value's loop from the token at b[i] (a key when key is set) to the next string that
+// may be one of s.want, which it passes (a key with its colon) and returns the literal's span of,
+// or to the end of the value whose container is at depth s.base. It sets s.escaped to whether the
+// string it stops at holds an escape: such a string is always one it stops at. It is valuePlain's
+// loop but for that stop; want and base are read from s, not kept in registers.
+func (s *Scanner) valueTo(i int, key bool) (next, lit, end, st int) {
+	b := s.data
 	for i < len(b) {
 		// A key, when key is set, or a value starts at b[i], or white space before it.
 		c := b[i]
@@ -512,48 +566,46 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 			// stringEnd's loop, inlined (a call spills the loop's registers), to the first byte
 			// that is not strPlain; a string with an escape, or in the last bytes of the input, is
 			// read again by stringEnd.
-			end, escaped := plainEnd(b, i+1), false
+			end = plainEnd(b, i+1)
+			escaped := false
 			if end < len(b) && b[end] == '"' {
 				end++
 			} else if end, escaped, _ = stringEnd(b, i); end < 0 {
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
-			lit, wasKey := i, key
-			i = end
+			lit, i = i, end
 			if key {
 				if i >= len(b) || b[i] != ':' { // not as the API server writes JSON
 					if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
 						s.i = i
-						return nil, false
+						return 0, 0, 0, toFailed
 					}
 				}
 				i++
-				key = false
-			} else {
-				s.values++
-			}
-			if s.escaped = escaped; escaped || want.may(b[lit+1], end-lit-2) {
-				s.i = i
-				if !each(b[lit:end], wasKey) {
-					return nil, false
+				if escaped || s.want.may(b, lit, end) {
+					s.escaped = escaped
+					return i, lit, end, toKey
 				}
-				i = s.i
-			}
-			if wasKey {
+				key = false
 				continue // to the value
+			}
+			s.values++
+			if escaped || s.want.may(b, lit, end) {
+				s.escaped = escaped
+				return i, lit, end, toValue
 			}
 		case key:
 			if !isSpace[c] {
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
 			i = skipSpace(b, i)
 			continue
 		case c == '{' || c == '[':
 			if s.depth >= 64 && !s.push() {
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
 			s.depth++
 			s.values++
@@ -570,20 +622,20 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 			end := scalarEnd(b, i)
 			if end < 0 {
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
 			i = end
 			s.values++
 		}
 		// After a value: the next one of its container, or the container's end, and so on up.
 		for {
-			if s.depth == base {
+			if s.depth == s.base {
 				s.i = i
-				return b[start:i], true
+				return i, 0, 0, toEnd
 			}
 			if i >= len(b) {
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
 			switch c := b[i]; {
 			case c == ',':
@@ -598,13 +650,42 @@ func (s *Scanner) value(want *Strings, each func(lit []byte, key bool) bool) ([]
 				continue
 			default:
 				s.i = i
-				return nil, false
+				return 0, 0, 0, toFailed
 			}
 			break
 		}
 	}
 	s.i = i
-	return nil, false
+	return 0, 0, 0, toFailed
+}
+
+// afterValue is valueTo's pass after a value, from b[i], for value to resume valueTo after a
+// string value: to the next token of the value (a key when key is set), or to the end of the
+// value whose container is at depth base.
+func (s *Scanner) afterValue(i, base int) (next int, key bool, st int) {
+	b := s.data
+	for {
+		if s.depth == base {
+			s.i = i
+			return i, false, toEnd
+		}
+		if i >= len(b) {
+			s.i = i
+			return i, false, toFailed
+		}
+		switch c := b[i]; {
+		case c == ',':
+			return i + 1, s.closing == '}', toToken
+		case c == s.closing:
+			i++
+			s.close()
+		case isSpace[c]:
+			i = skipSpace(b, i)
+		default:
+			s.i = i
+			return i, false, toFailed
+		}
+	}
 }
 
 // valuePlain is value without each: the loop of Value and Count, with fewer variables to keep

@@ -235,11 +235,29 @@ func FuzzValueStrings(f *testing.F) {
 		want, wantOK := plain.Value()
 		var lits []string
 		badPeek := false
+		var ahead []byte // StringAhead at the last key, the literal of its value
+		aheadFailed := false
 		got, ok := each.ValueStrings(nil, func(lit []byte, key bool) bool {
+			if ahead != nil && string(ahead) != string(lit) {
+				t.Fatalf("%q: StringAhead read %s, the next string is %s", data, ahead, lit)
+			}
+			ahead = nil
 			if key {
 				// Peek shows the first byte of the key's value.
 				if c, ok := each.Peek(); !ok || strings.IndexByte(`"{[tfn-0123456789`, c) < 0 {
 					badPeek = true
+				}
+				pos, escaped := each.Pos(), each.Escaped()
+				lit, ok := each.StringAhead()
+				if c, _ := each.Peek(); c == '"' && ok {
+					ahead = lit
+				} else if c == '"' {
+					aheadFailed = true // the string is not one: nor is the value
+				} else if ok {
+					t.Fatalf("%q: StringAhead read %s before %q", data, lit, c)
+				}
+				if each.Pos() != pos || each.Escaped() != escaped {
+					t.Fatalf("%q: StringAhead moved the scanner", data)
 				}
 			}
 			if each.Escaped() != strings.Contains(string(lit), `\`) {
@@ -251,8 +269,12 @@ func FuzzValueStrings(f *testing.F) {
 		if ok != wantOK || string(got) != string(want) || each.Pos() != plain.Pos() && ok {
 			t.Fatalf("ValueStrings(%q) = %q, %v; Value %q, %v", data, got, ok, want, wantOK)
 		}
-		// With a set of every other string passed (and what shares its first byte and
-		// length), it passes those and the strings with an escape, in the same order.
+		if ok && aheadFailed {
+			t.Fatalf("%q: StringAhead refused a string of valid JSON", data)
+		}
+		// With a set of every other string passed (and what shares its length modulo 64, its
+		// first byte and the hash of its ends with one), it passes those and the strings with
+		// an escape, in the same order.
 		var set Strings
 		var wantLits []string
 		for i, lit := range lits {
@@ -263,7 +285,8 @@ func FuzzValueStrings(f *testing.F) {
 		}
 		for _, lit := range lits {
 			in := lit[1 : len(lit)-1]
-			if strings.Contains(lit, `\`) || len(in) > 0 && len(in) < 64 && set[in[0]]&(1<<len(in)) != 0 {
+			n := len(in) % 64
+			if strings.Contains(lit, `\`) || len(in) > 0 && set.first[in[0]]&(1<<n) != 0 && set.ends[in[0]^in[len(in)-1]<<1]&(1<<n) != 0 {
 				wantLits = append(wantLits, lit)
 			}
 		}
