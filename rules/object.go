@@ -466,15 +466,13 @@ func (h *specScan) str(lit []byte, key bool) bool {
 		if !key {
 			break
 		}
-		switch c, _ := h.s.Peek(); c {
-		case '"':
+		if v, ok := h.s.StringAhead(); ok {
 			// The value is passed next; with an escape, it sets escape then.
-			v, ok := h.s.StringAhead()
-			if ok && bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
+			if bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
 				h.sectionProblem = true
 			}
-		case 'n': // null, or not JSON, which decodePartial refuses
-		default:
+		} else if c, _ := h.s.Peek(); c != '"' && c != 'n' {
+			// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
 			h.sectionProblem = true
 		}
 	case "targetRef", "backendRefs", "backendRef":
