@@ -43,6 +43,10 @@ bench-throughput: ## the webhook's throughput over TLS against an allow-all hand
 bench-stages: ## instructions of one admission review, stage by stage, with callgrind (docs/performance.md)
 	./hack/bench-stages.sh
 
+.PHONY: bench-process
+bench-process: ## one review over TLS counted whole (client, TLS, HTTP, runtime), the webhook alone against the allow-all server alone: instructions, L1 data misses, mispredicted branches, with callgrind (docs/performance.md)
+	./hack/bench-process.sh
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s; FUZZ=name to pick); failures land in testdata/fuzz/
 	FUZZTIME=$(FUZZTIME) FUZZ=$(FUZZ) ./hack/fuzz.sh

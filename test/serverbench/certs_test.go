@@ -1,6 +1,9 @@
 package serverbench
 
 import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -23,6 +26,31 @@ func writeCerts(tb testing.TB, dir string) []byte {
 	if err != nil {
 		tb.Fatalf("generating the CA key: %v", err)
 	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		tb.Fatalf("generating the server key: %v", err)
+	}
+	return writeCertsFor(tb, dir, caKey, key)
+}
+
+// writeECDSACerts is writeCerts with ECDSA P-256 keys.
+func writeECDSACerts(tb testing.TB, dir string) []byte {
+	tb.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatalf("generating the CA key: %v", err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatalf("generating the server key: %v", err)
+	}
+	return writeCertsFor(tb, dir, caKey, key)
+}
+
+// writeCertsFor writes the certificate of key for localhost and 127.0.0.1, signed by a CA of caKey,
+// and key into dir, and returns the CA certificate in PEM.
+func writeCertsFor(tb testing.TB, dir string, caKey, key crypto.Signer) []byte {
+	tb.Helper()
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -33,17 +61,13 @@ func writeCerts(tb testing.TB, dir string) []byte {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
 	if err != nil {
 		tb.Fatalf("creating the CA certificate: %v", err)
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
 		tb.Fatalf("parsing the CA certificate: %v", err)
-	}
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		tb.Fatalf("generating the server key: %v", err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -55,7 +79,7 @@ func writeCerts(tb testing.TB, dir string) []byte {
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
 	if err != nil {
 		tb.Fatalf("creating the server certificate: %v", err)
 	}
@@ -65,6 +89,10 @@ func writeCerts(tb testing.TB, dir string) []byte {
 		}
 	}
 	write("tls.crt", "CERTIFICATE", der)
-	write("tls.key", "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key))
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		tb.Fatalf("encoding the server key: %v", err)
+	}
+	write("tls.key", "PRIVATE KEY", keyDER)
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 }
