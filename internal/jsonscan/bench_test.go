@@ -164,3 +164,40 @@ func benchRead(s *Scanner) bool {
 	}
 	return walk()
 }
+
+// benchSpec is the spec of webhook's benchmark MeshTimeout, as the API server writes it.
+var benchSpec = []byte(`{"targetRef":{"kind":"Mesh"},"to":[{"default":{"connectionTimeout":"5s","http":` +
+	`{"requestTimeout":"15s"},"idleTimeout":"1h"},"targetRef":{"kind":"MeshService","sectionName":"http"}}]}`)
+
+// BenchmarkSpec is one pass over benchSpec: by Value; by ValueStrings with a set none of its
+// strings may be in (the loop alone); and with benchSpecStrings, of which it holds three, each
+// passed to a callback that does nothing (docs/performance.md, "Change 17").
+func BenchmarkSpec(b *testing.B) {
+	var none Strings
+	for _, c := range []struct {
+		name string
+		want *Strings
+	}{{"value", nil}, {"strings-none", &none}, {"strings", benchSpecStrings}} {
+		b.Run(c.name, func(b *testing.B) {
+			var s Scanner
+			n := 0
+			each := func([]byte, bool) bool { n++; return true }
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Reset(benchSpec)
+				var ok bool
+				if c.want == nil {
+					_, ok = s.Value()
+				} else {
+					_, ok = s.ValueStrings(c.want, each)
+				}
+				if !ok {
+					b.Fatal("not read")
+				}
+			}
+			if c.want == benchSpecStrings && n != 3*b.N {
+				b.Fatalf("%d strings passed in %d passes, want 3 each", n, b.N)
+			}
+		})
+	}
+}
