@@ -257,44 +257,68 @@ func (c *Config) validate(ctx context.Context, g *guard, r *Request, d *Decision
 		sections, _ := old.refSpecs()
 		w.setOld(sections)
 	}
-	kri, valid, before, after, notes := c.checkFor(g, obj, w, r)
+	var ck checked
+	c.checkFor(g, obj, w, r, &ck)
 	if w.err != nil {
 		return w.err
 	}
+	c.validated(ctx, g, r, d, obj, old, w, &ck)
+	return nil
+}
+
+// validated sets in d the decision on obj, and old for an UPDATE: ck and w are what checkFor and
+// the walk of spec's target references found of obj. It is apart from validate, whose frame is on
+// the stack while the rules run, for its own (docs/performance.md, "Change 19").
+func (c *Config) validated(ctx context.Context, g *guard, r *Request, d *Decision, obj, old *admitted, w *refWalk, ck *checked) {
 	// References by name or of a removed kind reach the webhook only where the API server still
 	// serves CRDs of an earlier release (docs/releases.md, "targetRef and backendRef forms").
 	refErrs, refNotes := c.refsFor(g, obj)
-	notes = append(notes, refNotes...)
-	errs := concat(before, w.errs, refErrs, after)
+	notes := append(ck.notes, refNotes...)
+	errs := concat(ck.before, w.errs, refErrs, ck.after)
 	var kept field.ErrorList
 	if old != nil {
-		// The problems of spec's target references were compared with the old object's by the
-		// walk; the others are compared here.
-		oldReq := *r
-		oldReq.Object = r.OldObject
-		_, _, oldBefore, oldAfter, _ := c.checkFor(g, old, nil, &oldReq)
-		oldErrs := slices.Concat(oldBefore, oldAfter)
-		addedBefore, keptBefore := ratchet(before, oldErrs, obj, old)
-		addedAfter, keptAfter := ratchet(after, oldErrs, obj, old)
-		addedBefore, keptBefore = keepUnchangedKRIAnnotation(addedBefore, keptBefore, obj, old)
-		addedAfter, keptAfter = keepUnchangedKRIAnnotation(addedAfter, keptAfter, obj, old)
-		oldRefErrs, _ := c.refsFor(g, old)
-		addedRefs, keptRefs := ratchetRefs(refErrs, oldRefErrs)
-		errs = concat(addedBefore, w.errs, addedRefs, addedAfter)
-		kept = concat(keptBefore, w.kept, keptRefs, keptAfter)
+		errs, kept = c.ratchetUpdate(g, r, obj, old, w, ck, refErrs)
 	}
 	if r.Peers != nil {
-		var clashes field.ErrorList
-		clashes, notes = c.acrossAdmitted(ctx, g.gk, r, obj, nil, notes)
-		// An update that keeps what clashes keeps the clash.
-		if old != nil && sameSNI(obj, old) {
-			kept = append(kept, clashes...)
-		} else {
-			errs = append(errs, clashes...)
-		}
+		errs, kept, notes = c.clashes(ctx, g, r, obj, old, errs, kept, notes)
 	}
-	d.set(g, kri, valid, errs, kept, notes)
-	return nil
+	d.set(g, &ck.kri, ck.valid, errs, kept, notes)
+}
+
+// ratchetUpdate returns the problems of an UPDATE's object, obj, that the update adds (errs) and
+// those it keeps from old (kept): ck is what checkFor found of obj around the walk w of spec's
+// target references, which compared its problems with old's as it went, and refErrs what refsFor
+// found. It is validate's, apart: its frame holds a second check and a copy of r, which a CREATE
+// does not need on its stack (docs/performance.md, "Change 19").
+func (c *Config) ratchetUpdate(g *guard, r *Request, obj, old *admitted, w *refWalk, ck *checked, refErrs field.ErrorList) (errs, kept field.ErrorList) {
+	// The problems of spec's target references were compared with the old object's by the walk;
+	// the others are compared here.
+	oldReq := *r
+	oldReq.Object = r.OldObject
+	var oldCk checked
+	c.checkFor(g, old, nil, &oldReq, &oldCk)
+	oldErrs := slices.Concat(oldCk.before, oldCk.after)
+	addedBefore, keptBefore := ratchet(ck.before, oldErrs, obj, old)
+	addedAfter, keptAfter := ratchet(ck.after, oldErrs, obj, old)
+	addedBefore, keptBefore = keepUnchangedKRIAnnotation(addedBefore, keptBefore, obj, old)
+	addedAfter, keptAfter = keepUnchangedKRIAnnotation(addedAfter, keptAfter, obj, old)
+	oldRefErrs, _ := c.refsFor(g, old)
+	addedRefs, keptRefs := ratchetRefs(refErrs, oldRefErrs)
+	return concat(addedBefore, w.errs, addedRefs, addedAfter), concat(keptBefore, w.kept, keptRefs, keptAfter)
+}
+
+// clashes adds to errs, kept and notes what the rules across objects find of obj against r.Peers:
+// a clash an update keeps from old is kept. Apart from validate for its frame, as ratchetUpdate.
+func (c *Config) clashes(ctx context.Context, g *guard, r *Request, obj, old *admitted, errs, kept, notes field.ErrorList) (field.ErrorList, field.ErrorList, field.ErrorList) {
+	var clashes field.ErrorList
+	clashes, notes = c.acrossAdmitted(ctx, g.gk, r, obj, nil, notes)
+	// An update that keeps what clashes keeps the clash.
+	if old != nil && sameSNI(obj, old) {
+		kept = append(kept, clashes...)
+	} else {
+		errs = append(errs, clashes...)
+	}
+	return errs, kept, notes
 }
 
 // mutate decides r as the mutating webhook does. Requests for subresources are not patched: the
@@ -348,12 +372,13 @@ func (c *Config) admit(ctx context.Context, g *guard, r *Request, d *Decision) e
 		subject = &cp
 	}
 	w := &refWalk{ctx: ctx, limit: -1}
-	kri, valid, before, after, notes := c.checkFor(g, subject, w, r)
+	var ck checked
+	c.checkFor(g, subject, w, r, &ck)
 	if w.err != nil {
 		return w.err
 	}
 	refErrs, refNotes := c.refsFor(g, subject)
-	d.set(g, kri, valid, concat(before, w.errs, refErrs, after), nil, concat(notes, refNotes))
+	d.set(g, &ck.kri, ck.valid, concat(ck.before, w.errs, refErrs, ck.after), nil, concat(ck.notes, refNotes))
 	return nil
 }
 
@@ -375,10 +400,10 @@ func concat(lists ...field.ErrorList) field.ErrorList {
 }
 
 // set sets the findings of a check in d, bounded, and the outcome they lead to.
-func (d *Decision) set(g *guard, kri naming.KRI, valid bool, errs, kept, notes field.ErrorList) {
+func (d *Decision) set(g *guard, kri *naming.KRI, valid bool, errs, kept, notes field.ErrorList) {
 	// A kind the release removed has no KRI there: its check leaves the KRI empty.
 	if g.kri && kri.Type != "" {
-		d.kri, d.hasKRI, d.KRIValid = kri, true, valid
+		d.kri, d.hasKRI, d.KRIValid = *kri, true, valid
 	}
 	d.errs = boundValues(errs)
 	if d.Enforcement != EnforcementDryRun { // dry-run kinds are only logged and counted

@@ -155,13 +155,13 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 // configured mode: a copy a Kubernetes receiver cannot store (kuma/kds-copy), and a zone object
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
 // errors on a multizone control plane, notes elsewhere.
-func (c *Config) kdsFindings(g *guard, obj *admitted, kri naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+func (c *Config) kdsFindings(g *guard, obj *admitted, kri *naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	return c.kdsFindingsNamed(g, obj, kri, universal, "", errs, notes)
 }
 
 // kdsFindingsNamed is kdsFindings with the object's c.release.ValidatedName, which checkFor has
 // computed: name, when not "", is it (docs/performance.md, "Change 18").
-func (c *Config) kdsFindingsNamed(g *guard, obj *admitted, kri naming.KRI, universal bool, name string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+func (c *Config) kdsFindingsNamed(g *guard, obj *admitted, kri *naming.KRI, universal bool, name string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	mode := c.Mode()
 	fromGlobal := obj.labels.notedValue(notedOrigin) == originGlobal
 	if mode == ModeStandalone || obj.name == "" || fromGlobal && mode != ModeGlobal {
@@ -179,28 +179,36 @@ func (c *Config) kdsFindingsNamed(g *guard, obj *admitted, kri naming.KRI, unive
 		// name that is itself no DNS-1123 subdomain is refused by the API server before any copy;
 		// a Universal one is stored as written, and its copy is what a Kubernetes receiver refuses.
 		if !copyValid(base, labels) && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
-			errs, notes = c.kdsCopyFindings(g.gk.Kind, obj, kri, universal, labels.asMap(), errs, notes)
+			errs, notes = c.kdsCopyFindings(g.gk.Kind, obj, kri, universal, labels, errs, notes)
 		}
 	}
 	// A zone object that holds the name a global object's copy gets in this zone: copies live in
 	// the system namespace, and the global's is taken to be the same (Kubernetes) or none
 	// (Universal). (An object copied from global is not one: it returned above.)
 	if g.kds.toZones && g.kds.hashed && mode != ModeGlobal && obj.namespace == c.systemNamespace() {
-		base, _, split := hashsuffix.Split(obj.name)
-		if split && (hashsuffix.Squats(obj.name, kri.Mesh, obj.namespace) || hashsuffix.Squats(obj.name, kri.Mesh)) {
-			e := field.Invalid(namePath, obj.name, fmt.Sprintf("is the name KDS gives the copy of the global %s %q of mesh %q: while this object exists, that copy cannot be created and the zone's sync fails and restarts (Kuma #10212; docs/kds.md)", g.gk.Kind, base, kri.Mesh))
-			e.Origin = string(RuleKDSSquat)
-			notes = append(notes, e)
-		}
+		notes = squatNotes(g, obj, kri, notes)
 	}
 	return errs, notes
 }
 
+// squatNotes notes obj's name when it is the one KDS gives a global object's copy in this zone. It
+// and kdsCopyFindings are apart from kdsFindingsNamed, whose frame is on the stack of every review
+// of a Kuma kind, for their frames (docs/performance.md, "Change 19").
+func squatNotes(g *guard, obj *admitted, kri *naming.KRI, notes field.ErrorList) field.ErrorList {
+	base, _, split := hashsuffix.Split(obj.name)
+	if split && (hashsuffix.Squats(obj.name, kri.Mesh, obj.namespace) || hashsuffix.Squats(obj.name, kri.Mesh)) {
+		e := field.Invalid(namePath, obj.name, fmt.Sprintf("is the name KDS gives the copy of the global %s %q of mesh %q: while this object exists, that copy cannot be created and the zone's sync fails and restarts (Kuma #10212; docs/kds.md)", g.gk.Kind, base, kri.Mesh))
+		e.Origin = string(RuleKDSSquat)
+		notes = append(notes, e)
+	}
+	return notes
+}
+
 // kdsCopyFindings reports the problems of the KDS copy of obj, of kind with the KRI kri, that a
 // Kubernetes receiver refuses with the given labels (kuma/kds-copy).
-func (c *Config) kdsCopyFindings(kind string, obj *admitted, kri naming.KRI, universal bool, labels map[string]string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
-	copy, _ := c.kdsCopy(kind, obj, kri, universal)
-	probs := copyProblems(copy, labels)
+func (c *Config) kdsCopyFindings(kind string, obj *admitted, kri *naming.KRI, universal bool, labels *labelSet, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	copy, _ := c.kdsCopy(kind, obj, *kri, universal)
+	probs := copyProblems(copy, labels.asMap())
 	if len(probs) == 0 {
 		return errs, notes
 	}

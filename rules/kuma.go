@@ -35,11 +35,20 @@ func readsWholeSpec(kind string) bool {
 	return sni || kind == "MeshProxyPatch"
 }
 
+// checked is what checkWith and checkFor find of an object: the problems found before and after
+// those of the walk of spec's target references, which come between, the notes (values that are
+// admitted but deserve a warning) and, for KRI kinds, the object's KRI and whether it is valid. They
+// write it in place: returned, it would take a copy in each caller's frame, on the stack of every
+// review's decision (docs/performance.md, "Change 19").
+type checked struct {
+	kri                  naming.KRI
+	valid                bool
+	before, after, notes field.ErrorList
+}
+
 // checkWith lists every naming problem of obj, a guarded object, each at the object field that
-// holds the offending value, with the target references of spec left to w (nil: not looked at): it
-// returns the problems found before and after them, which w's come between. For KRI kinds it also
-// returns the object's KRI and whether it is valid, and the notes: values that are admitted but
-// deserve a warning.
+// holds the offending value, with the target references of spec left to w (nil: not looked at),
+// into ck.
 //
 // The rules, all from the naming core (docs/rules.md):
 //   - the object's own KRI, exactly as Kuma computes it (naming.Registry.ForObject; docs/kri.md);
@@ -54,31 +63,43 @@ func readsWholeSpec(kind string) bool {
 //     equal the object's KRI, and status.origin.kri (MeshTrust), which must parse. In the upstream
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
-func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI, valid bool, before, after, notes field.ErrorList) {
+func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk, ck *checked) {
+	ck.kri, ck.valid, ck.after, ck.notes = naming.KRI{}, false, nil, nil
 	if !g.kri {
-		return naming.KRI{}, false, tag(kongErrors(g.gk.Kind, obj), 0, kongRules[g.gk.Kind]), nil, nil
+		ck.before = tag(kongErrors(g.gk.Kind, obj), 0, kongRules[g.gk.Kind])
+		return
 	}
+	var before field.ErrorList
 	if g.hasRT {
-		kri, before = naming.ForObjectOf(obj, g.rt)
+		ck.kri, before = naming.ForObjectOf(obj, g.rt)
 	} else {
-		kri, before = c.registry.ForObject(obj, g.gk.Kind)
+		ck.kri, before = c.registry.ForObject(obj, g.gk.Kind)
 	}
-	valid = len(before) == 0
+	ck.valid = len(before) == 0
 	tag(before, 0, RuleKRI)
 	if v, ok := obj.labels.noted(notedDisplayName); ok {
 		before = tag(append(before, naming.FieldName.Validate(v, displayNameLabelPath)...), len(before), RuleDisplayNameLabel)
 	}
+	ck.before = before
 	if sections, _ := obj.refSpecs(); w != nil && sections != nil {
 		if w.limit > 0 {
 			w.limit = max(w.limit-len(before), 0)
 		}
 		w.walkSpec(sections)
 	}
-	var errs field.ErrorList
+	c.kriValueErrors(g, obj, ck)
+}
+
+// kriValueErrors is checkWith's rules of the values built from or holding a KRI, after the walk,
+// into ck.after and ck.notes: SNIs, MeshProxyPatch's names, the kriguard.io/kri annotation and
+// status.origin.kri. They are apart from checkWith, whose frame is on the stack while the rules of
+// the object's name and spec run, for their frames (docs/performance.md, "Change 19").
+func (c *Config) kriValueErrors(g *guard, obj *admitted, ck *checked) {
+	var errs, notes field.ErrorList
 	if g.gk.Group == KumaGroup {
 		switch g.gk.Kind {
 		case "MeshService", "MeshMultiZoneService", "MeshExternalService":
-			errs = tag(sniErrors(g.gk.Kind, kri, obj, errs), 0, RuleSNI)
+			errs = tag(sniErrors(g.gk.Kind, ck.kri, obj, errs), 0, RuleSNI)
 		case "MeshProxyPatch":
 			errs, notes = c.proxyPatchErrors(obj, errs)
 			tag(errs, 0, RuleProxyPatchKRI)
@@ -91,9 +112,9 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 		switch got, err := c.registry.Parse(v); {
 		case err != nil:
 			errs = append(errs, field.Invalid(annotationKRIPath, v, kriDetail(err)))
-		case valid && got != kri:
+		case ck.valid && got != ck.kri:
 			errs = append(errs, field.Invalid(annotationKRIPath, v,
-				fmt.Sprintf("must equal the object's KRI %q", kri.String())))
+				fmt.Sprintf("must equal the object's KRI %q", ck.kri.String())))
 		}
 	}
 	tag(errs, n, RuleKRIAnnotation)
@@ -105,7 +126,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk) (kri naming.KRI,
 			errs = append(errs, field.Invalid(originKRIPath, s, kriDetail(err)))
 		}
 	}
-	return kri, valid, before, tag(errs, n, RuleOriginKRI), notes
+	ck.after, ck.notes = tag(errs, n, RuleOriginKRI), notes
 }
 
 // kriDetail turns a parse error into the detail of a field error. The paths inside (kri.mesh,

@@ -116,7 +116,7 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r *Request, d *D
 	rel := c.release
 	if note, removed := rel.Removed(u.Type); removed {
 		e := field.Invalid(field.NewPath("type"), u.Type, fmt.Sprintf("removed in Kuma %s: %s", rel, note))
-		d.set(g, naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil)
+		d.set(g, &naming.KRI{}, false, tag(field.ErrorList{e}, 0, RuleRemovedKind), nil, nil)
 		return nil
 	}
 	nu := naming.Universal{Type: u.Type, Mesh: u.Mesh, Name: u.Name, Labels: u.Labels}
@@ -171,9 +171,9 @@ func (c *Config) decideUniversal(ctx context.Context, g *guard, r *Request, d *D
 	// A Universal name is stored as written; its KDS copy is what a Kubernetes receiver refuses.
 	if !unzoned(nu, r.Zone) {
 		kobj, ckri := universalSent(rel, obj, nu, kri, r.Zone)
-		errs, notes = c.kdsFindings(g, kobj, ckri, true, errs, notes)
+		errs, notes = c.kdsFindings(g, kobj, &ckri, true, errs, notes)
 	}
-	d.set(g, kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes)
+	d.set(g, &kri, valid, slices.Concat(errs, w.errs, refErrs, after), nil, notes)
 	return nil
 }
 
