@@ -59,7 +59,7 @@ func TestCompleteEncodesPatch(t *testing.T) {
 	} {
 		req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{UID: "u"}}
 		got, want := admission.Patched("", ops...), admission.Patched("", ops...)
-		if err := complete(&got, req); err != nil {
+		if err := complete(&got, &req); err != nil {
 			t.Fatal(err)
 		}
 		if err := want.Complete(req); err != nil {

@@ -75,8 +75,10 @@ func NewBoundedHTTPHandler(h admission.Handler, b *Budget) http.Handler {
 type objectHandler interface {
 	admission.Handler
 	objectReads() (*rules.Config, rules.Phase)
-	// handleRead is Handle, with the objects of req as reads holds them (nil: none read).
-	handleRead(ctx context.Context, req admission.Request, reads *objectReads) admission.Response
+	// handleRead is Handle, with the objects of req as reads holds them (nil: none read). req is a
+	// pointer: a copy would sit in the frames of the stack the decision runs on
+	// (docs/performance.md, "Change 19").
+	handleRead(ctx context.Context, req *admission.Request, reads *objectReads) admission.Response
 }
 
 // newTestHTTPHandler is NewHTTPHandler with the framework's panic recovery off, so that tests and
@@ -160,7 +162,36 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	timeout := requestTimeout(req)
 	deadline := time.Now().Add(timeout)
 	ctx, cancel := context.WithDeadline(req.Context(), deadline)
-	defer cancel()
+	// What the serve holds is given back in one deferred call rather than one each: with more, the
+	// compiler keeps a record of each on the stack and runs them through the runtime
+	// (docs/performance.md, "Change 19"). In this order: the decision's context (dcancel), the
+	// decision's memory (taken) and the body's (b), unless a decode that outlived the deadline
+	// gives them back when it ends (handedOff), the body (closeBody), the request's context.
+	var (
+		b                *body
+		client           string
+		cost             int64
+		dcancel          context.CancelFunc
+		taken, handedOff bool
+		closeBody        bool
+	)
+	defer func() {
+		if dcancel != nil {
+			dcancel()
+		}
+		if !handedOff {
+			if taken {
+				r.budget.giveDecision(cost)
+			}
+			if b != nil {
+				b.release(r.budget, client)
+			}
+		}
+		if closeBody {
+			_ = req.Body.Close()
+		}
+		cancel()
+	}()
 	rc := http.NewResponseController(w)
 	// A sender slower than the deadline is cut off; so is a reader of the answer. Recorders in
 	// tests do not support deadlines, which is fine.
@@ -168,21 +199,20 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	_ = rc.SetWriteDeadline(deadline.Add(time.Second))
 
 	if req.Body == nil || req.Body == http.NoBody {
-		writeReview(w, admission.Errored(http.StatusBadRequest, errors.New("request body is empty")), nil)
+		writeError(w, http.StatusBadRequest, errors.New("request body is empty"), nil)
 		return
 	}
-	defer req.Body.Close()
+	closeBody = true
 	n := req.ContentLength
 	if n > maxReviewBytes {
 		tooLarge(w, rc, req.Body, n)
 		return
 	}
 	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
-		writeReview(w, admission.Errored(http.StatusBadRequest,
-			fmt.Errorf("contentType=%s, expected application/json", boundString(ct, 64))), nil)
+		writeError(w, http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", boundString(ct, 64)), nil)
 		return
 	}
-	client := clientAddress(req)
+	client = clientAddress(req)
 	// A handler that decides the objects has them read in the review's pass (objectReads).
 	var st *served
 	var reads *objectReads
@@ -193,14 +223,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	} else {
 		st = &served{}
 	}
-	b := &st.body
-	// handedOff: a decode that outlived the deadline gives the memory back when it ends.
-	handedOff := false
-	defer func() {
-		if !handedOff {
-			b.release(r.budget, client)
-		}
-	}()
+	b = &st.body
 	raw, err := b.read(ctx, r.budget, client, rc, req.Body, n, deadline)
 	if err != nil {
 		var code int32 = http.StatusBadRequest
@@ -217,36 +240,30 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			code = http.StatusRequestTimeout
 			err = fmt.Errorf("reading request body: not complete by the request's deadline: %w", err)
 		}
-		writeReview(w, admission.Errored(code, err), nil)
+		writeError(w, code, err, nil)
 		return
 	}
 	// Only a complete body takes the memory of its decision, for the short time it is decided:
 	// a slow sender holds no more than what it has sent. The cost follows the number of values
 	// as much as the bytes (decisionCost).
-	cost := decisionCost(int64(len(raw)), reviewNodes(raw))
+	cost = decisionCost(int64(len(raw)), reviewNodes(raw))
 	if err := r.budget.takeDecision(ctx, cost, deadline); err != nil {
 		r.busy(ctx, w, rc, req, int64(len(raw)))
 		return
 	}
-	defer func() {
-		if !handedOff {
-			r.budget.giveDecision(cost)
-		}
-	}()
+	taken = true
 
 	if err := checkReviewType(raw); err != nil {
 		count(kindOfBrokenRequests, "", decisionError, "")
-		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
+		writeError(w, http.StatusBadRequest, err, nil)
 		return
 	}
-	// The decision ends a little before the deadline, so that its answer, a 504 when it could
-	// not finish, still arrives in time.
-	dctx, dcancel := context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
-	defer dcancel()
+	var dctx context.Context
+	dctx, dcancel = decisionContext(ctx, deadline, timeout)
 	areq := &st.req
 	ar := &st.ar
 	ar.Request = &areq.AdmissionRequest
-	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
+	ar.TypeMeta = reviewTypeMeta
 	// Decoding a large review cannot be interrupted: it runs aside, and a review still decoding
 	// when the decision's time is up is answered 504 at once; the decode gives its memory back
 	// when it ends. A review of at most inlineDecodeBytes decodes in well under a millisecond, less
@@ -254,51 +271,26 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var gvk *schema.GroupVersionKind
 	if len(raw) <= inlineDecodeBytes {
 		gvk, err = st.decode(dctx, raw, reads)
-	} else {
-		type decoded struct {
-			gvk *schema.GroupVersionKind
-			err error
-		}
-		done := make(chan decoded, 1)
-		go func() {
-			gvk, err := st.decode(dctx, raw, reads)
-			done <- decoded{gvk, err}
-		}()
-		select {
-		case d := <-done:
-			gvk, err = d.gvk, d.err
-		case <-dctx.Done():
-			handedOff = true
-			go func() {
-				<-done
-				b.release(r.budget, client)
-				r.budget.giveDecision(cost)
-			}()
-			resp := deadlinePassed(dctx.Err())
-			resp.UID = types.UID(reviewUID(raw))
-			logf.FromContext(ctx).Info("review still decoding at the request's deadline: answered 504", "bytes", len(raw))
-			writeReview(w, resp, nil)
-			return
-		}
+	} else if gvk, err = r.decodeAside(ctx, dctx, w, st, raw, reads, client, cost); errors.Is(err, errHandedOff) {
+		handedOff = true
+		return
 	}
 	if errors.Is(err, errStopped) {
 		// The decision's time was up while the review was read: answered as one still decoding.
-		resp := deadlinePassed(dctx.Err())
-		resp.UID = types.UID(reviewUID(raw))
 		b.drop()
-		writeReview(w, resp, nil)
+		writeDeadlinePassed(w, dctx.Err(), raw)
 		return
 	}
 	b.drop() // the request holds copies of the objects; the body is no longer needed
 	if err != nil {
-		writeReview(w, admission.Errored(http.StatusBadRequest, err), nil)
+		writeError(w, http.StatusBadRequest, err, nil)
 		return
 	}
 	if len(areq.UID) > maxUIDBytes {
 		// Every answer echoes the uid: refuse it without one.
 		count(kindOfBrokenRequests, "", decisionError, "")
-		writeReview(w, admission.Errored(http.StatusBadRequest,
-			fmt.Errorf("request.uid is %d bytes, more than the %d a UID may have", len(areq.UID), maxUIDBytes)), gvk)
+		writeError(w, http.StatusBadRequest,
+			fmt.Errorf("request.uid is %d bytes, more than the %d a UID may have", len(areq.UID), maxUIDBytes), gvk)
 		return
 	}
 	var resp admission.Response
@@ -315,6 +307,71 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	writeReview(w, resp, gvk)
+}
+
+// decisionContext is the context of the decision of a request of the given deadline and timeout:
+// it ends a little before the deadline, so that its answer, a 504 when it could not finish, still
+// arrives in time.
+func decisionContext(ctx context.Context, deadline time.Time, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, deadline.Add(-min(time.Second, timeout/10)))
+}
+
+// reviewTypeMeta is the apiVersion and kind of an admission.k8s.io/v1 AdmissionReview, what a
+// review is taken to be until its decode says otherwise; SetGroupVersionKind would build the
+// apiVersion for every review.
+var reviewTypeMeta = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+
+// writeError writes the answer admission.Errored(code, err), as writeReview. It and the other
+// answers of ServeHTTP's rare ends are functions of their own, not inlined, so that ServeHTTP's
+// frame, on the stack while every review is decided, does not hold theirs (docs/performance.md,
+// "Change 19").
+//
+//go:noinline
+func writeError(w http.ResponseWriter, code int32, err error, gvk *schema.GroupVersionKind) {
+	writeReview(w, admission.Errored(code, err), gvk)
+}
+
+// writeDeadlinePassed answers the review raw, still decoding when err ended the decision's time,
+// with a 504 (deadlinePassed) that echoes its uid.
+//
+//go:noinline
+func writeDeadlinePassed(w http.ResponseWriter, err error, raw []byte) {
+	resp := deadlinePassed(err)
+	resp.UID = types.UID(reviewUID(raw))
+	writeReview(w, resp, nil)
+}
+
+// errHandedOff says that decodeAside answered the review: its decode outlived the decision's
+// deadline and gives the memory of the review back when it ends.
+var errHandedOff = errors.New("review handed off to its decode")
+
+// decodeAside decodes raw, a large review, into st on a goroutine of its own (st.decode): a
+// review still decoding when dctx, the decision's time, is done is answered 504 at once, and the
+// decode gives its memory back (budget, client, cost) when it ends; the error is then
+// errHandedOff. ctx is the request's.
+func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWriter, st *served, raw []byte, reads *objectReads, client string, cost int64) (*schema.GroupVersionKind, error) {
+	type decoded struct {
+		gvk *schema.GroupVersionKind
+		err error
+	}
+	done := make(chan decoded, 1)
+	go func() {
+		gvk, err := st.decode(dctx, raw, reads)
+		done <- decoded{gvk, err}
+	}()
+	select {
+	case d := <-done:
+		return d.gvk, d.err
+	case <-dctx.Done():
+		go func() {
+			<-done
+			st.body.release(r.budget, client)
+			r.budget.giveDecision(cost)
+		}()
+		logf.FromContext(ctx).Info("review still decoding at the request's deadline: answered 504", "bytes", len(raw))
+		writeDeadlinePassed(w, dctx.Err(), raw)
+		return nil, errHandedOff
+	}
 }
 
 // reviewNodes is the number of JSON values of a review body that the decision's cost follows
@@ -353,11 +410,11 @@ func (r *reviewHandler) handle(ctx context.Context, req *admission.Request, read
 		ctx = logf.IntoContext(ctx, logr.New(&requestLog{base: sink, req: req}))
 	}
 	if r.objects != nil {
-		resp = r.objects.handleRead(ctx, *req, reads)
+		resp = r.objects.handleRead(ctx, req, reads)
 	} else {
-		resp = r.h.Handle(ctx, *req)
+		resp = handleCopy(ctx, r.h, req)
 	}
-	if err := complete(&resp, *req); err != nil {
+	if err := complete(&resp, req); err != nil {
 		logf.FromContext(ctx).Error(err, "unable to encode response")
 		resp = admission.Errored(http.StatusInternalServerError, errors.New("unable to encode response"))
 		resp.UID = req.UID
@@ -366,10 +423,21 @@ func (r *reviewHandler) handle(ctx context.Context, req *admission.Request, read
 }
 
 // complete completes resp, the answer to req, as admission.Response.Complete does, encoding its
-// patch by hand when it can (encodePatch).
-func complete(resp *admission.Response, req admission.Request) error {
+// patch by hand when it can (encodePatch). It is not inlined into handle, as handleCopy.
+//
+//go:noinline
+func complete(resp *admission.Response, req *admission.Request) error {
 	encodePatch(resp)
-	return resp.Complete(req)
+	return resp.Complete(*req)
+}
+
+// handleCopy has h decide a copy of req, as admission.Handler takes it: the copy is in its frame,
+// not in handle's, which is on the stack while the Validator and the Mutator decide
+// (docs/performance.md, "Change 19").
+//
+//go:noinline
+func handleCopy(ctx context.Context, h admission.Handler, req *admission.Request) admission.Response {
+	return h.Handle(ctx, *req)
 }
 
 // requestLog is a logr.LogSink that writes base's lines with the values of a request, as
@@ -744,20 +812,39 @@ func decodeReview(ctx context.Context, raw []byte, ar *unversionedReview, reads 
 		if bytes.HasPrefix(raw, prefix) {
 			r := reviewReader{ctx: ctx, reads: reads}
 			if r.readReview(raw, ar) {
-				gvk := ar.GroupVersionKind()
-				return &gvk, nil
+				return reviewGVK(ar), nil
 			}
 			if r.stopped {
 				return nil, fmt.Errorf("%w: %w", errStopped, context.Cause(ctx))
 			}
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, ar); err != nil {
-				return nil, err
-			}
-			// The last apiVersion and kind, as the decoder takes them.
-			gvk := ar.GroupVersionKind()
-			return &gvk, nil
+			return decodeReviewJSON(raw, ar)
 		}
 	}
+	return decodeReviewAny(raw, ar)
+}
+
+// reviewGVK returns the apiVersion and kind ar was decoded with: the last ones, as the decoder
+// takes them. It and decodeReviewJSON and decodeReviewAny, the decodes of a review the reader did
+// not read, are apart from decodeReview, whose frame is on the stack while the review is read, for
+// their frames (docs/performance.md, "Change 19").
+//
+//go:noinline
+func reviewGVK(ar *unversionedReview) *schema.GroupVersionKind {
+	gvk := ar.GroupVersionKind()
+	return &gvk
+}
+
+// decodeReviewJSON decodes raw, a JSON review the reader did not read, into ar.
+func decodeReviewJSON(raw []byte, ar *unversionedReview) (*schema.GroupVersionKind, error) {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, ar); err != nil {
+		return nil, err
+	}
+	return reviewGVK(ar), nil
+}
+
+// decodeReviewAny decodes raw, a review that does not start as the API server writes one, into ar
+// as controller-runtime's decoder does.
+func decodeReviewAny(raw []byte, ar *unversionedReview) (*schema.GroupVersionKind, error) {
 	_, gvk, err := reviewDecoder.Decode(raw, nil, ar)
 	return gvk, err
 }

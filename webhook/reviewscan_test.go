@@ -253,7 +253,7 @@ func TestObjectsReadInThePass(t *testing.T) {
 				if ferr != nil {
 					continue
 				}
-				got, want := c.h.handleRead(context.Background(), fast, reads), c.h.handleRead(context.Background(), plain, nil)
+				got, want := c.h.handleRead(context.Background(), &fast, reads), c.h.handleRead(context.Background(), &plain, nil)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("%T: decided with the objects read:\n%+v\nfrom their bytes:\n%+v", c.h, got, want)
 				}

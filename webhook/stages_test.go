@@ -47,7 +47,7 @@ func BenchmarkStages(b *testing.B) {
 		review := reviewBody(b, request("CREATE", benchTimeout, nil))
 		oh := c.h.(objectHandler)
 		areq, gvk, reads := decodeStage(b, review, oh)
-		resp := oh.handleRead(context.Background(), areq, reads)
+		resp := oh.handleRead(context.Background(), &areq, reads)
 		if !resp.Allowed {
 			b.Fatalf("%s: not allowed: %+v", c.name, resp.Result)
 		}
@@ -56,7 +56,7 @@ func BenchmarkStages(b *testing.B) {
 		}
 		var answer bytes.Buffer
 		done := resp
-		if err := complete(&done, areq); err != nil {
+		if err := complete(&done, &areq); err != nil {
 			b.Fatal(err)
 		}
 		writeReview(&discard{body: &answer}, done, gvk)
@@ -88,7 +88,7 @@ func BenchmarkStages(b *testing.B) {
 			ctx := logf.IntoContext(context.Background(), logr.New(&requestLog{base: logf.Log.WithName("admission").GetSink(), req: &areq}))
 			b.ReportAllocs()
 			for b.Loop() {
-				if r := oh.handleRead(ctx, areq, reads); !r.Allowed {
+				if r := oh.handleRead(ctx, &areq, reads); !r.Allowed {
 					b.Fatal(r.Result)
 				}
 			}
@@ -97,7 +97,7 @@ func BenchmarkStages(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r := resp
-				if err := complete(&r, areq); err != nil {
+				if err := complete(&r, &areq); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -85,18 +85,25 @@ func (f ReleaseFunc) get() naming.Release {
 // introduces are denied; the pre-existing ones come back as warnings. DELETE, CONNECT and unknown
 // operations are always allowed, and their objects are not decoded.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	return v.handleRead(ctx, req, nil)
+	return v.handleRead(ctx, &req, nil)
 }
 
 // objectReads and handleRead make v an objectHandler.
 func (v *Validator) objectReads() (*rules.Config, rules.Phase) { return v.cfg, rules.Validate }
 
-func (v *Validator) handleRead(ctx context.Context, req admission.Request, reads *objectReads) admission.Response {
+func (v *Validator) handleRead(ctx context.Context, req *admission.Request, reads *objectReads) admission.Response {
 	var d rules.Decision
-	if done := decide(ctx, &d, v.cfg, &req, reads, rules.Validate, v.peers, v.release.get(), v.mode.get(), ""); done != nil {
+	if done := decide(ctx, &d, v.cfg, req, reads, rules.Validate, v.peers, v.release.get(), v.mode.get(), ""); done != nil {
 		return *done
 	}
-	name := rules.BoundValue(objectName(&d.Object, &req))
+	return validated(ctx, &d, req)
+}
+
+// validated is the answer to req, once d, its decision, has looked at its findings: apart from
+// handleRead, whose frame every review's stack holds while the rules decide, for its own
+// (docs/performance.md, "Change 19").
+func validated(ctx context.Context, d *rules.Decision, req *admission.Request) admission.Response {
+	name := rules.BoundValue(objectName(&d.Object, req))
 	gk := d.Object.Kind
 	var warnings boundedWarnings
 	for _, fe := range d.PreExisting() {
@@ -117,22 +124,22 @@ func (v *Validator) handleRead(ctx context.Context, req admission.Request, reads
 		for _, fe := range errs {
 			warnings.add(gk, name, fe, prefix)
 		}
-		countDecision(&d, req.Operation, decisionWarned)
+		countDecision(d, req.Operation, decisionWarned)
 		logf.FromContext(ctx).Info("warned", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return allowed(warnings.bounded()...)
 	case rules.DryRun:
-		countDecision(&d, req.Operation, decisionDryRun)
+		countDecision(d, req.Operation, decisionDryRun)
 		logf.FromContext(ctx).Info("would deny", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return allowed()
 	case rules.Denied:
-		countDecision(&d, req.Operation, decisionDenied)
+		countDecision(d, req.Operation, decisionDenied)
 		logf.FromContext(ctx).Info("denied", "kind", gk.String(), "objectName", name, "causes", summary(errs),
-			"override", overrideLabel(&d), "user", req.UserInfo.Username, "dryRun", isDryRun(&req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
+			"override", overrideLabel(d), "user", req.UserInfo.Username, "dryRun", isDryRun(req), "kumaRelease", d.Release.String(), "kumaMode", string(d.Mode))
 		return invalid(gk, name, errs).WithWarnings(warnings.bounded()...)
 	}
-	countDecision(&d, req.Operation, decisionAllowed)
+	countDecision(d, req.Operation, decisionAllowed)
 	return allowed(warnings.bounded()...)
 }
 
@@ -157,9 +164,7 @@ func allowed(warnings ...string) admission.Response {
 // pass.
 func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admission.Request, reads *objectReads, phase rules.Phase, peers rules.Peers, rel naming.Release, mode rules.Mode, record rules.RecordKRI) *admission.Response {
 	if req.UID == "" && req.Operation == "" {
-		count(kindOfBrokenRequests, req.Operation, decisionError, "")
-		r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
-		return &r
+		return noRequest(req)
 	}
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
 	var read, oldRead *rules.Read
@@ -186,6 +191,24 @@ func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admiss
 		Mode:          mode,
 		RecordKRI:     record,
 	}, d)
+	if d.Guarded && err == nil && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+		return nil
+	}
+	return undecided(ctx, d, req, gk, err)
+}
+
+// noRequest is decide's answer to a review without a request. It and undecided are apart from
+// decide, whose frame every review's stack holds, for theirs (docs/performance.md, "Change 19").
+func noRequest(req *admission.Request) *admission.Response {
+	count(kindOfBrokenRequests, req.Operation, decisionError, "")
+	r := admission.Errored(http.StatusBadRequest, errors.New("admission review has no request"))
+	return &r
+}
+
+// undecided is decide's answer to a request whose decision's findings do not make it: an unguarded
+// kind, an object that could not be decoded (err), a deadline passed, an operation other than
+// CREATE and UPDATE.
+func undecided(ctx context.Context, d *rules.Decision, req *admission.Request, gk schema.GroupKind, err error) *admission.Response {
 	switch {
 	case !d.Guarded:
 		// The webhook configuration sends a kind this configuration does not guard: let it
@@ -206,12 +229,10 @@ func decide(ctx context.Context, d *rules.Decision, c *rules.Config, req *admiss
 		logf.FromContext(ctx).Info("bad request", "error", err.Error())
 		r := admission.Errored(http.StatusBadRequest, err)
 		return &r
-	case req.Operation != admissionv1.Create && req.Operation != admissionv1.Update:
-		countDecision(d, req.Operation, decisionAllowed)
-		r := allowed()
-		return &r
 	}
-	return nil
+	countDecision(d, req.Operation, decisionAllowed)
+	r := allowed()
+	return &r
 }
 
 func warning(gk schema.GroupKind, name string, fe *field.Error, prefix string) string {
