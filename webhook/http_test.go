@@ -162,8 +162,8 @@ func benchmarkServe(b *testing.B, h admission.Handler, o obj) {
 			b.Fatal(rec.Code)
 		}
 	}
-	// The stack ServeHTTP needs for one review beyond its caller's (stackNeeded): the same in
-	// every run. The request is made once, outside of what is measured.
+	// The stack ServeHTTP needs for one review beyond its caller's (stackNeeded), which does not
+	// depend on the machine. The request is made once, outside of what is measured.
 	req := httptest.NewRequest(http.MethodPost, "/validate", nil)
 	req.Header.Set("Content-Type", "application/json")
 	req.ContentLength = int64(len(body))

@@ -16,8 +16,9 @@ import (
 // It is measured, not estimated: in a goroutine whose stack is 16 KiB, f runs below pad bytes of
 // frames, and the stack was copied when the address of a local of the goroutine changed. The
 // smallest pad that makes f grow the stack, against the one that makes an empty f grow it, is
-// what f needs, to within stackPadSmall's frame (tens of bytes). The result is the same in every
-// run of one binary: it follows the frames the compiler laid out, not the machine.
+// what f needs, to within stackPadSmall's frame (40 bytes). It follows the frames the compiler laid
+// out, not the machine: runs of one binary agree within a frame or so (what f calls may differ a
+// little from one call to the next: a pool's or the allocator's slower path).
 func stackNeeded(tb testing.TB, f func()) int {
 	tb.Helper()
 	// A collection could shrink the stack while f runs, which moves it too.
