@@ -219,7 +219,7 @@ func (r *Registry) Errors(k KRI, root *field.Path) field.ErrorList {
 	if k.Type != "" && FieldType.Valid(k.Type) && !known {
 		errs = append(errs, field.NotSupported(typePath, k.Type, r.shortNames()))
 	}
-	errs = append(errs, meshErrors(t, known, k.Mesh, root.Child(FieldMesh.String()))...)
+	errs = append(errs, meshErrors(&t, known, k.Mesh, root.Child(FieldMesh.String()))...)
 	errs = append(errs, FieldZone.Validate(k.Zone, root.Child(FieldZone.String()))...)
 	errs = append(errs, FieldNamespace.Validate(k.Namespace, root.Child(FieldNamespace.String()))...)
 	namePath := root.Child(FieldName.String())
@@ -234,7 +234,7 @@ func (r *Registry) Errors(k KRI, root *field.Path) field.ErrorList {
 
 // meshErrors checks a mesh value against the scope of t (when known is true) and the mesh rules,
 // at path p.
-func meshErrors(t ResourceType, known bool, mesh string, p *field.Path) field.ErrorList {
+func meshErrors(t *ResourceType, known bool, mesh string, p *field.Path) field.ErrorList {
 	switch {
 	case known && t.Scope == ScopeGlobal && mesh != "":
 		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("must be empty: %s (%q) is global-scoped", t.Kind, t.ShortName))}

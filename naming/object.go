@@ -118,11 +118,12 @@ func ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 // MeshOf returns the mesh of obj the way Kuma reads it for an object of type t, and the field path
 // it comes from: nil for the global kinds that are not legacy kinds, whose mesh is always empty.
 func MeshOf(obj Object, t ResourceType) (mesh string, from *field.Path) {
-	return meshOf(obj, t, kriLabelsOf(obj))
+	l := kriLabelsOf(obj)
+	return meshOf(obj, &t, &l)
 }
 
 // meshOf is MeshOf, with the labels of obj read.
-func meshOf(obj Object, t ResourceType, l kriLabels) (mesh string, from *field.Path) {
+func meshOf(obj Object, t *ResourceType, l *kriLabels) (mesh string, from *field.Path) {
 	switch {
 	case t.Legacy:
 		return obj.GetMesh(), meshFieldPath
@@ -177,9 +178,9 @@ func forObject(obj Object, kind string, t ResourceType, known bool) (KRI, field.
 
 	if known {
 		var from *field.Path
-		k.Mesh, from = meshOf(obj, t, labels)
+		k.Mesh, from = meshOf(obj, &t, &labels)
 		if from != nil {
-			errs = appendErrs(errs, meshErrors(t, known, k.Mesh, from))
+			errs = appendErrs(errs, meshErrors(&t, known, k.Mesh, from))
 		}
 	}
 
@@ -200,18 +201,25 @@ func forObject(obj Object, kind string, t ResourceType, known bool) (KRI, field.
 	default:
 		k.Name = obj.GetName()
 	}
+	return k, nameErrors(errs, kind, k.Name, from, hasDN && dn == "")
+}
+
+// nameErrors appends to errs the problems of name, the KRI name of an object of kind taken from
+// the field at from; emptyDisplay says that the display-name annotation is present but empty. It
+// is apart from forObject, whose frame is on the stack of every review's decision, for the frames
+// of the problems it builds (docs/performance.md, "Change 19").
+func nameErrors(errs field.ErrorList, kind, name string, from *field.Path, emptyDisplay bool) field.ErrorList {
 	switch {
-	case k.Name == "":
-		errs = append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(kind))))
-	case hasDN && dn == "":
-		for _, e := range FieldName.Validate(k.Name, from) {
+	case name == "":
+		return append(errs, field.Required(from, fmt.Sprintf("the name of the %s is required", kindOrObject(kind))))
+	case emptyDisplay:
+		for _, e := range FieldName.Validate(name, from) {
 			e.Detail += " (" + emptyDisplayDetail + ")"
 			errs = append(errs, e)
 		}
-	default:
-		errs = appendErrs(errs, FieldName.Validate(k.Name, from))
+		return errs
 	}
-	return k, errs
+	return appendErrs(errs, FieldName.Validate(name, from))
 }
 
 // appendErrs appends more to errs: none, for a valid object, without a call.

@@ -287,11 +287,11 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	s := &jsonscan.Scanner{Known: knownString}
 	s.Reset(raw)
 	o := &admitted{}
-	top, ok := readTop(s, o, gk, refs)
-	if !ok || !s.End() {
+	var top topSpans
+	if !readTop(s, o, gk, refs, &top) || !s.End() {
 		return nil, errUnsure
 	}
-	o.finish(top, gk, wholeSpec, refs)
+	o.finish(&top, gk, wholeSpec, refs)
 	return o, nil
 }
 
@@ -305,12 +305,11 @@ type topSpans struct {
 	found            specFound
 }
 
-// readTop reads the object s is at into o, as decodePartialRefs reads it: it reports false where
+// readTop reads the object s is at into o and top, as decodePartialRefs reads it: it reports false where
 // that returns errUnsure, but for what follows the object. s is then anywhere in it.
-func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (topSpans, bool) {
+func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, top *topSpans) bool {
 	var apiVersion, kind string
 	var hasAPIVersion, hasKind bool // not absent, nor null
-	var top topSpans
 	holds := specScan{s: s}
 	var seen uint8 // the members read, once each
 	const (
@@ -357,11 +356,11 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool) (
 		return ok
 	})
 	top.found = holds.specFound
-	return top, ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
+	return ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
 }
 
 // finish reads into o, read by readTop, what the rules read of its spec and status.
-func (o *admitted) finish(top topSpans, gk schema.GroupKind, wholeSpec, refs bool) {
+func (o *admitted) finish(top *topSpans, gk schema.GroupKind, wholeSpec, refs bool) {
 	if spec := top.spec; spec != nil && string(spec) != "null" {
 		if wholeSpec {
 			o.spec = decodeReads(spec, specReadTree(gk))
@@ -750,7 +749,8 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	} else {
 		o = &admitted{}
 	}
-	top, ok := readTop(s, o, gk, refs)
+	var top topSpans
+	ok = readTop(s, o, gk, refs, &top)
 	s.Known = known
 	if !ok {
 		*s = saved
@@ -761,7 +761,7 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	// spec and status are spans of data: the same spans of raw, which the object keeps.
 	top.spec = rebase(top.spec, top.specAt-start, raw)
 	top.status = rebase(top.status, top.statusAt-start, raw)
-	o.finish(top, gk, g.wholeSpec, refs)
+	o.finish(&top, gk, g.wholeSpec, refs)
 	*read = Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs, cfg: c, g: g}
 	return raw, true
 }
