@@ -288,7 +288,7 @@ func decodePartialRefs(raw []byte, gk schema.GroupKind, wholeSpec, refs bool) (*
 	s.Reset(raw)
 	o := &admitted{}
 	var top topSpans
-	if !readTop(s, o, gk, refs, &top) || !s.End() {
+	if !readTop(s, o, gk, refs, &noExpect, &top) || !s.End() {
 		return nil, errUnsure
 	}
 	o.finish(&top, gk, wholeSpec, refs)
@@ -306,8 +306,9 @@ type topSpans struct {
 }
 
 // readTop reads the object s is at into o and top, as decodePartialRefs reads it: it reports false where
-// that returns errUnsure, but for what follows the object. s is then anywhere in it.
-func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, top *topSpans) bool {
+// that returns errUnsure, but for what follows the object. s is then anywhere in it. The name and
+// namespace it reads are those of expect when they are spelled the same.
+func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, expect *expected, top *topSpans) bool {
 	var apiVersion, kind string
 	var hasAPIVersion, hasKind bool // not absent, nor null
 	holds := specScan{s: s}
@@ -336,7 +337,7 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, t
 		case "mesh":
 			return once(seenMesh) && stringOrNull(s, &o.mesh)
 		case "metadata":
-			return once(seenMetadata) && metadata(s, o)
+			return once(seenMetadata) && metadata(s, o, expect)
 		case "spec":
 			var v []byte
 			var ok bool
@@ -539,10 +540,18 @@ func stringOrNullHas(s *jsonscan.Scanner, to *string, has *bool) bool {
 	return ok
 }
 
+// expected are strings an object read is likely to hold that its reader holds already: the
+// request's name and namespace, which are the object's in most reviews. metadata takes them rather
+// than copies of the object's (docs/performance.md, "Change 20").
+type expected struct{ name, namespace string }
+
+// noExpect expects nothing.
+var noExpect expected
+
 // metadata reads the metadata object, or null, into o: its name, generateName and namespace must
 // be strings (null, which the full decode refuses there, is refused), its labels and annotations
-// maps of strings, each given once.
-func metadata(s *jsonscan.Scanner, o *admitted) bool {
+// maps of strings, each given once. A name or namespace spelled as expect's is expect's string.
+func metadata(s *jsonscan.Scanner, o *admitted, expect *expected) bool {
 	if c, _ := s.Peek(); c == 'n' {
 		return s.Literal("null")
 	}
@@ -558,13 +567,13 @@ func metadata(s *jsonscan.Scanner, o *admitted) bool {
 		var ok bool
 		switch string(key[1 : len(key)-1]) {
 		case "name":
-			o.name, ok = s.String()
+			o.name, ok = s.StringOr(expect.name)
 			return once(1) && ok
 		case "generateName":
 			o.generateName, ok = s.String()
 			return once(2) && ok
 		case "namespace":
-			o.namespace, ok = s.String()
+			o.namespace, ok = s.StringOr(expect.namespace)
 			return once(4) && ok
 		case "labels":
 			o.hasLabels = true
@@ -724,7 +733,16 @@ func (c *Config) ReadObject(s *jsonscan.Scanner, data []byte, gk schema.GroupKin
 
 // ReadSpace is room for an object ReadObjectIn reads, for a caller that keeps it with the rest of
 // what it holds for a review, in one allocation (docs/performance.md, "Change 18").
-type ReadSpace struct{ obj admitted }
+type ReadSpace struct {
+	obj admitted
+	// expect is what Expect noted for the next read.
+	expect expected
+}
+
+// Expect notes the name and namespace the next object read into sp likely has, strings its caller
+// holds (the request's): when the object's are spelled the same, the read takes them rather than
+// copies.
+func (sp *ReadSpace) Expect(name, namespace string) { sp.expect = expected{name, namespace} }
 
 // ReadObjectIn is ReadObject reading the object into space, when not nil, rather than into an
 // allocation of its own. What space held before is dropped: the Read of it no longer holds it.
@@ -743,14 +761,15 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	s.Known = knownString
 	start := s.Pos()
 	var o *admitted
+	expect := &noExpect
 	if space != nil {
 		space.obj = admitted{}
-		o = &space.obj
+		o, expect = &space.obj, &space.expect
 	} else {
 		o = &admitted{}
 	}
 	var top topSpans
-	ok = readTop(s, o, gk, refs, &top)
+	ok = readTop(s, o, gk, refs, expect, &top)
 	s.Known = known
 	if !ok {
 		*s = saved

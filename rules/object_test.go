@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/json"
 
+	"github.com/kriguard/kriguard/internal/jsonscan"
 	"github.com/kriguard/kriguard/naming"
 )
 
@@ -337,6 +338,38 @@ func BenchmarkDecodePartial(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkReadObjectIn is the read of BenchmarkDecodePartial's object as the validating webhook
+// reads it, in the review's pass into its ReadSpace, expecting the request's name and namespace or
+// not; then the same object in the namespace kuma-demo, which is no known string.
+func BenchmarkReadObjectIn(b *testing.B) {
+	object := `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"labels":{"kuma.io/mesh":"mesh-1"},` +
+		`"name":"timeout-backend","namespace":"%s"},"spec":{"targetRef":{"kind":"Mesh"},"to":[{"default":` +
+		`{"connectionTimeout":"5s","http":{"requestTimeout":"15s"},"idleTimeout":"1h"},"targetRef":{"kind":"MeshService",` +
+		`"sectionName":"http"}}]}}`
+	c := DefaultConfig()
+	for _, namespace := range []string{DefaultSystemNamespace, "kuma-demo"} {
+		raw := []byte(fmt.Sprintf(object, namespace))
+		for _, expect := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/expect=%v", namespace, expect), func(b *testing.B) {
+				b.ReportAllocs()
+				var space ReadSpace
+				var s jsonscan.Scanner
+				var read Read
+				name, ns := strings.Clone("timeout-backend"), strings.Clone(namespace)
+				for b.Loop() {
+					if expect {
+						space.Expect(name, ns)
+					}
+					s.Reset(raw)
+					if _, ok := c.ReadObjectIn(&s, raw, meshTimeoutGK, Validate, &read, &space); !ok {
+						b.Fatal("not read")
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -111,10 +111,28 @@ func checkReadObject(t *testing.T, c *Config, obj []byte, gk schema.GroupKind, p
 	if read.gk != gk || read.wholeSpec != g.wholeSpec || read.refs != (phase == Validate && specInDecode) {
 		t.Fatalf("%v: read for %v, wholeSpec %v, refs %v", gk, read.gk, read.wholeSpec, read.refs)
 	}
+	// Read into a space expecting a name and namespace, the object's or others, it reads the same.
+	var in []*admitted
+	for _, expect := range []expected{{wantObj.name, wantObj.namespace}, {wantObj.name + "x", ""}, {"a", "kuma-system"}} {
+		var space ReadSpace
+		space.Expect(expect.name, expect.namespace)
+		var r Read
+		at := doc[len(`{"a":[1,{"b":"c"}],"object":`):]
+		s.Reset(at)
+		if _, ok := c.ReadObjectIn(&s, at, gk, phase, &r, &space); !ok {
+			t.Fatalf("%v: ReadObjectIn expecting %q did not read the object ReadObject reads", gk, expect)
+		}
+		in = append(in, r.obj)
+	}
 	// What was read must not be the document's bytes, which the webhook reuses.
 	clear(doc)
 	if !reflect.DeepEqual(read.obj, wantObj) {
 		t.Fatalf("%v: ReadObject read\n%#v\ndecodePartial\n%#v", gk, read.obj, wantObj)
+	}
+	for _, o := range in {
+		if !reflect.DeepEqual(o, wantObj) {
+			t.Fatalf("%v: ReadObjectIn expecting a name read\n%#v\ndecodePartial\n%#v", gk, o, wantObj)
+		}
 	}
 }
 

@@ -217,6 +217,8 @@ func (r *reviewReader) object(to *runtime.RawExtension, req *admissionv1.Admissi
 	read, space := &r.reads.object, &r.reads.space
 	if old {
 		read, space = &r.reads.oldObject, nil
+	} else {
+		space.Expect(req.Name, req.Namespace)
 	}
 	v, ok := r.reads.cfg.ReadObjectIn(&r.s, r.data, gk, r.reads.phase, read, space)
 	if !ok {

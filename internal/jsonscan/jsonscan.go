@@ -295,6 +295,24 @@ func (s *Scanner) String() (string, bool) {
 	return s.Unquote(b[i:end])
 }
 
+// StringOr is String returning or itself, not a copy, when the string after the white space is or
+// spelled in ASCII without an escape: a string its reader holds already.
+func (s *Scanner) StringOr(or string) (string, bool) {
+	b := s.data
+	if i := skipSpace(b, s.i); i < len(b) && b[i] == '"' {
+		// String's first case.
+		if end := asciiEnd(b, i+1); end < len(b) && b[end] == '"' {
+			s.i, s.escaped = end+1, false
+			s.values++
+			if in := b[i+1 : end]; string(in) != or {
+				return s.known(in), true
+			}
+			return or, true
+		}
+	}
+	return s.String()
+}
+
 // known returns the string of in, a literal's bytes that need no decoding: Known's, or a copy.
 func (s *Scanner) known(in []byte) string {
 	if s.Known != nil {

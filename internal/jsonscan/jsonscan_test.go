@@ -480,6 +480,17 @@ func FuzzStringEnd(f *testing.F) {
 			if ok != (err == nil) || ok && got != want {
 				t.Fatalf("String of %q = %q, %v; encoding/json %q, %v", b[i:], got, ok, want, err)
 			}
+			// StringOr reads as String, expecting the string or another.
+			at, escaped := s.Pos(), s.Escaped()
+			for _, or := range []string{got, got + "x", "", string(b[i+1 : max(i+1, end-1)])} {
+				var o Scanner
+				o.Reset(b[i:])
+				v, ok := o.StringOr(or)
+				if v != got || ok != (err == nil) || o.Pos() != at || o.Escaped() != escaped {
+					t.Fatalf("StringOr(%q) of %q = %q, %v at %d, escaped %v; String %q, %v at %d, escaped %v",
+						or, b[i:], v, ok, o.Pos(), o.Escaped(), got, err == nil, at, escaped)
+				}
+			}
 		}
 	})
 }
