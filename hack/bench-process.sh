@@ -7,10 +7,12 @@
 # Each server runs under callgrind twice, LOW and HIGH reviews (default 50 and 2,050); (HIGH - LOW)
 # / (HIGH - LOW reviews) is a review's share, without the start. One client sends the reviews on one
 # connection, with ECDSA keys and X25519 (BenchmarkAlone): RSA keys' generation and signatures
-# would move the counts by more than the difference measured. The collector is off (GOGC=off): with it on, where its cycles fall (one every 200
-# reviews or so) moves a count by more than the difference measured; what each review leaves it to
-# do, its allocations, is printed from an ordinary run beside (docs/performance.md, "The whole
-# process"). The machine's load does not change the counts; a run takes a few minutes.
+# would move the counts by more than the difference measured. The collector is off (GOGC=off): with
+# it on, where its cycles fall (one every 200 reviews or so) moves a count by more than the
+# difference measured; what each review leaves it to do, its allocations, is printed from an
+# ordinary run beside (docs/performance.md, "The whole process"). The machine's load does not
+# change the counts much (about ±2,000 instructions a review: the scheduler's work by the clock);
+# a run takes a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
