@@ -316,6 +316,15 @@ type guard struct {
 	hasRT bool
 }
 
+// kriType is the KRI type of g's kind in reg, the registry of the Config that holds g: the one
+// withTypes noted, without a look-up.
+func (g *guard) kriType(reg *naming.Registry) (naming.ResourceType, bool) {
+	if g.hasRT {
+		return g.rt, true
+	}
+	return reg.ByKind(g.gk.Kind)
+}
+
 // withTypes returns guards, a Config's, with the types of their kinds in reg: each release's
 // Config has its own registry, hence its own guards.
 func withTypes(guards map[string][]*guard, reg *naming.Registry) map[string][]*guard {

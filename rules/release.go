@@ -161,7 +161,7 @@ func (c *Config) checkRelease(g *guard, obj *admitted, r *Request, ck *checked) 
 // (docs/releases.md, "Mesh ownerReference"). References of another group are left alone, as Kuma
 // leaves them.
 func (c *Config) meshOwnerReferences(g *guard, kri *naming.KRI, raw []byte, errs field.ErrorList) field.ErrorList {
-	if rt, ok := c.registry.ByKind(g.gk.Kind); !ok || rt.Scope != naming.ScopeMesh || kri.Mesh == "" {
+	if rt, ok := g.kriType(c.registry); !ok || rt.Scope != naming.ScopeMesh || kri.Mesh == "" {
 		return errs
 	}
 	if !bytes.Contains(raw, ownerReferencesKey) {
