@@ -2,7 +2,8 @@
 # make bench-process: what one review costs the whole process over TLS, clients, TLS, HTTP, the
 # collector and the scheduler included, with the webhook alone against the allow-all server alone
 # (test/serverbench's BenchmarkAlone), counted by callgrind with its cache and branch simulations:
-# instructions, first-level data cache misses and mispredicted branches a review.
+# instructions, first-level data and instruction cache misses (kriguard's own code's share of the
+# latter) and mispredicted branches a review.
 #
 # Each server runs under callgrind twice, LOW and HIGH reviews (default 50 and 2,050); (HIGH - LOW)
 # / (HIGH - LOW reviews) is a review's share, without the start. One client sends the reviews on one
@@ -40,9 +41,15 @@ count() { # server, reviews, sim
   # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
   awk -v sim="$3" '/^events:/ {for (i = 2; i <= NF; i++) col[$i] = i - 1}
     /^(summary|totals):/ {
-      if (sim == "sim") print $(col["D1mr"]+1) + $(col["D1mw"]+1), $(col["Bcm"]+1) + $(col["Bim"]+1)
+      if (sim == "sim") printf "%d %d %d ", $(col["D1mr"]+1) + $(col["D1mw"]+1), $(col["Bcm"]+1) + $(col["Bim"]+1), $(col["I1mr"]+1)
       else print $(col["Ir"]+1)
       exit}' "$out"
+  # With the simulations, kriguard's own functions' share of the instruction cache misses: every
+  # review's TLS and HTTP work evicts the judgement's code, so each line of it a review runs is a
+  # miss (docs/performance.md, "The code a review touches").
+  [ "$3" = sim ] && callgrind_annotate --auto=no --threshold=100 --show=I1mr "$out" |
+    awk '/:github\.com\/kriguard\// { gsub(",", "", $1); if ($1 ~ /^[0-9]+$/) s += $1 } END { print s + 0 }'
+  return 0
 }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
@@ -58,17 +65,17 @@ for server in webhook allow-all; do
   wait
   read -r ir1 <"$tmp/$server.low"
   read -r ir2 <"$tmp/$server.high"
-  read -r d1 b1 <"$tmp/$server.lowsim"
-  read -r d2 b2 <"$tmp/$server.highsim"
-  per[$server]="$(((ir2 - ir1) / n)) $(((d2 - d1) / n)) $(((b2 - b1) / n))"
+  read -r d1 b1 i1 k1 <"$tmp/$server.lowsim"
+  read -r d2 b2 i2 k2 <"$tmp/$server.highsim"
+  per[$server]="$(((ir2 - ir1) / n)) $(((d2 - d1) / n)) $(((b2 - b1) / n)) $(((i2 - i1) / n)) $(((k2 - k1) / n))"
 done
-printf '%-10s %14s %14s %16s\n' "per review" instructions "L1d misses" "branch mispred."
-read -r wi wd wb <<<"${per[webhook]}"
-read -r ai ad ab <<<"${per[allow-all]}"
-printf '%-10s %14d %14d %16d\n' webhook "$wi" "$wd" "$wb" allow-all "$ai" "$ad" "$ab"
-printf '%-10s %+14d %+14d %+16d\n' difference $((wi - ai)) $((wd - ad)) $((wb - ab))
-printf 'webhook over allow-all: instructions %.3f, L1d misses %.3f, mispredicted branches %.3f\n' \
-  "$(echo "$wi/$ai" | bc -l)" "$(echo "$wd/$ad" | bc -l)" "$(echo "$wb/$ab" | bc -l)"
+printf '%-10s %13s %11s %16s %11s %16s\n' "per review" instructions "L1d misses" "branch mispred." "L1i misses" "of them kriguard"
+read -r wi wd wb wc wk <<<"${per[webhook]}"
+read -r ai ad ab ac ak <<<"${per[allow-all]}"
+printf '%-10s %13d %11d %16d %11d %16d\n' webhook "$wi" "$wd" "$wb" "$wc" "$wk" allow-all "$ai" "$ad" "$ab" "$ac" "$ak"
+printf '%-10s %+13d %+11d %+16d %+11d %+16d\n' difference $((wi - ai)) $((wd - ad)) $((wb - ab)) $((wc - ac)) $((wk - ak))
+printf 'webhook over allow-all: instructions %.3f, L1d misses %.3f, mispredicted branches %.3f, L1i misses %.3f\n' \
+  "$(echo "$wi/$ai" | bc -l)" "$(echo "$wd/$ad" | bc -l)" "$(echo "$wb/$ab" | bc -l)" "$(echo "$wc/$ac" | bc -l)"
 echo "allocations a review (an ordinary run, the collector on):"
 (cd test/serverbench && "$tmp/serverbench.test" -test.run '^$' -test.bench '^BenchmarkAlone/' \
   -test.benchtime 3000x | grep '^BenchmarkAlone' | awk '{print "  " $1, $(NF-3), $(NF-2), $(NF-1), $NF}')

@@ -16,9 +16,11 @@ echo "$out" | grep '^Benchmark'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # median metric bar: the median of the rounds' metric, with its spread.
 median() {
-  echo "$out" | grep '^BenchmarkThroughput' | sed -n "s/.* \([0-9.]*\) $1.*/\1/p" | sort -n \
+  echo "$out" | grep '^BenchmarkThroughput' | sed -n "s/.* \([0-9.]*\) $1 .*/\1/p;s/.* \([0-9.]*\) $1$/\1/p" | sort -n \
     | awk -v name="$1" -v bar="$2" '{r[NR]=$1} END {if (NR == 0) exit 1; m = (NR % 2) ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2;
       printf "%s: median %.3f of %d rounds (min %.3f, max %.3f); %s\n", name, m, NR, r[1], r[NR], bar}'
 }
 median throughput-ratio "bar 0.95"
 median control-ratio "two identical servers: its spread is the benchmark's own"
+median turn-ratio "the same, each round's median of its turns' ratios (docs/performance.md)"
+median control-turn-ratio "the control's"
