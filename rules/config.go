@@ -93,6 +93,8 @@ type Config struct {
 	// configured is the release of kuma.version: the one a Request that names none is judged
 	// against.
 	configured naming.Release
+	// overwrites is release's Overwritten, read once rather than for each object.
+	overwrites []string
 }
 
 // RulesConfig is the configuration's rules section.
@@ -310,6 +312,9 @@ type guard struct {
 	wholeSpec bool
 	// kds is what KDS does with the kind's objects (kdsFindings).
 	kds kdsSync
+	// kriValues is set for the kinds whose objects hold values built from their KRI
+	// (hasKRIValues).
+	kriValues bool
 	// rt is the KRI type of a kri kind in the registry of the Config that holds the guard, when
 	// hasRT: checkWith takes it rather than look the kind up for each object (withTypes).
 	rt    naming.ResourceType
@@ -522,7 +527,7 @@ func buildConfig(c *Config) (*Config, error) {
 	c.Kinds = c.Kinds[:0:0]
 	for _, gk := range order {
 		k := merged[gk]
-		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: namedWithKRI(gk), kds: kdsSyncOf(gk.Kind)}
+		g := &guard{gk: gk, version: k.Version, enforcement: k.Enforcement, kri: namedWithKRI(gk), kds: kdsSyncOf(gk.Kind), kriValues: hasKRIValues(gk)}
 		g.wholeSpec = !g.kri || gk.Group == KumaGroup && readsWholeSpec(gk.Kind)
 		if g.enforcement == "" {
 			g.enforcement = defaultEnforcement
@@ -538,12 +543,14 @@ func buildConfig(c *Config) (*Config, error) {
 	c.DefaultEnforcement = defaultEnforcement
 	c.configured = release
 	c.release = naming.DefaultRelease
+	c.overwrites = c.release.Overwritten()
 	unset := c.guards
 	c.guards = withTypes(unset, reg)
 	c.byRelease = map[string]*Config{c.release.String(): c}
 	for rel, rr := range others {
 		cp := *c
 		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr)
+		cp.overwrites = rel.Overwritten()
 		c.byRelease[rel.String()] = &cp
 	}
 	for _, rc := range c.byRelease {

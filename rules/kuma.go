@@ -46,6 +46,9 @@ type checked struct {
 	before, after, notes field.ErrorList
 }
 
+// none reports whether ck holds no finding.
+func (ck *checked) none() bool { return len(ck.before) == 0 && len(ck.after) == 0 && ck.notes == nil }
+
 // checkWith lists every naming problem of obj, a guarded object, each at the object field that
 // holds the offending value, with the target references of spec left to w (nil: not looked at),
 // into ck.
@@ -87,7 +90,11 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk, ck *checked) {
 		}
 		w.walkSpec(sections)
 	}
-	c.kriValueErrors(g, obj, ck)
+	// Most objects hold no value built from or holding a KRI: kriValueErrors would find nothing
+	// (docs/performance.md, "Change 21").
+	if g.kriValues || obj.annotations != nil || obj.hasOriginKRI {
+		c.kriValueErrors(g, obj, ck)
+	}
 }
 
 // kriValueErrors is checkWith's rules of the values built from or holding a KRI, after the walk,
@@ -96,7 +103,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk, ck *checked) {
 // the object's name and spec run, for their frames (docs/performance.md, "Change 19").
 func (c *Config) kriValueErrors(g *guard, obj *admitted, ck *checked) {
 	var errs, notes field.ErrorList
-	if g.gk.Group == KumaGroup {
+	if g.kriValues {
 		switch g.gk.Kind {
 		case "MeshService", "MeshMultiZoneService", "MeshExternalService":
 			errs = tag(sniErrors(g.gk.Kind, ck.kri, obj, errs), 0, RuleSNI)
@@ -127,6 +134,16 @@ func (c *Config) kriValueErrors(g *guard, obj *admitted, ck *checked) {
 		}
 	}
 	ck.after, ck.notes = tag(errs, n, RuleOriginKRI), notes
+}
+
+// hasKRIValues reports whether objects of gk hold values built from a KRI that kriValueErrors
+// checks whatever their annotations and status: the SNIs of ports, MeshProxyPatch's names.
+func hasKRIValues(gk schema.GroupKind) bool {
+	switch gk.Kind {
+	case "MeshService", "MeshMultiZoneService", "MeshExternalService", "MeshProxyPatch":
+		return gk.Group == KumaGroup
+	}
+	return false
 }
 
 // kriDetail turns a parse error into the detail of a field error. The paths inside (kri.mesh,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +45,10 @@ type admitted struct {
 	// originKRI is status.origin.kri, when hasOriginKRI.
 	originKRI    any
 	hasOriginKRI bool
+	// ownerRefs says that metadata may hold ownerReferences (meshOwnerReferences reads them from
+	// the object's bytes): it does when the partial decode met the member, or, for an object of the
+	// full decode, when the bytes hold its key.
+	ownerRefs bool
 }
 
 // GetName, GetNamespace, GetLabels, GetAnnotations and GetMesh make an admitted object a
@@ -140,7 +143,7 @@ func decodeFull(raw []byte, what string, gk schema.GroupKind, wholeSpec bool) (*
 	}
 	// Unstructured's getters read a malformed label map as no labels at all, which would hide
 	// a label from the rules: refuse such objects instead.
-	o := &admitted{}
+	o := &admitted{ownerRefs: bytes.Contains(raw, ownerReferencesKey)}
 	labels, hasLabels, err := unstructured.NestedStringMap(u.Object, "metadata", "labels")
 	if err != nil {
 		return nil, fmt.Errorf("decoding %s: metadata.labels: %w", what, err)
@@ -189,6 +192,10 @@ func originKRI(status span) (any, bool) {
 	v, found := origin["kri"]
 	return v, found
 }
+
+// mayHoldRefs reports whether refsFor may find a reference in the object's spec: false once spec
+// was read and holds no reference by name or of a removed kind (refSpecs).
+func (o *admitted) mayHoldRefs() bool { return !o.scanned || o.refs != nil }
 
 // refSpecs returns the object's spec when it may hold a target reference's section name
 // (sections: refWalk walks it) and when it may hold a reference by name or of a kind a release
@@ -510,14 +517,21 @@ func isKind(kind, apiVersion string, gk schema.GroupKind) bool {
 		return false
 	}
 	// ParseGroupVersion: no slash is a version of the core group, one slash divides group and
-	// version, more are an error.
-	switch strings.Count(apiVersion, "/") {
-	case 0:
-		return gk.Group == ""
-	case 1:
-		return apiVersion[:strings.IndexByte(apiVersion, '/')] == gk.Group
+	// version, more are an error. A loop of its own rather than strings.Count's and IndexByte's
+	// assembly, for a few bytes (docs/performance.md, "Change 21").
+	slash := -1
+	for i := 0; i < len(apiVersion); i++ {
+		if apiVersion[i] == '/' {
+			if slash >= 0 {
+				return false
+			}
+			slash = i
+		}
 	}
-	return false
+	if slash < 0 {
+		return gk.Group == ""
+	}
+	return apiVersion[:slash] == gk.Group
 }
 
 // stringOrNull reads a string, or null, which leaves to as it is.
@@ -582,6 +596,8 @@ func metadata(s *jsonscan.Scanner, o *admitted, expect *expected) bool {
 			o.annotations, ok = annotations(s)
 			o.hasAnnotations = true
 			return once(16) && ok
+		case "ownerReferences":
+			o.ownerRefs = true // passed: meshOwnerReferences reads them, rarely
 		}
 		_, ok = s.Value()
 		return ok

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,8 +56,17 @@ func (c *Config) guardFor(gk schema.GroupKind) (*guard, bool) {
 	if g, ok := c.guarded(gk); ok {
 		return g, true
 	}
+	return c.removedGuard(gk)
+}
+
+// removedGuard is guardFor's guard of a kind c does not guard. It is apart from guardFor, which
+// every review runs, so that the code of its common case is contiguous (docs/performance.md,
+// "Change 21").
+//
+//go:noinline
+func (c *Config) removedGuard(gk schema.GroupKind) (*guard, bool) {
 	if _, removed := c.release.Removed(gk.Kind); gk.Group == KumaGroup && removed {
-		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true, kds: kdsSyncOf(gk.Kind)}, true
+		return &guard{gk: gk, version: "v1alpha1", enforcement: c.DefaultEnforcement, kri: true, kds: kdsSyncOf(gk.Kind), kriValues: hasKRIValues(gk)}, true
 	}
 	return nil, false
 }
@@ -135,36 +143,37 @@ func (c *Config) checkRelease(g *guard, obj *admitted, r *Request, ck *checked) 
 		}
 	}
 	before, notes := ck.before, ck.notes
-	n := len(before)
-	before = append(before, rel.ValidateName(g.gk.Kind, name, namePath)...)
 	// Only the RFC 1035 rule is the release's own: the 63 characters 2.14 holds two kinds to are
 	// left to their KRI rule, as before releases were known.
-	if !rel.RFC1035Name(g.gk.Kind) {
-		before = before[:n]
+	if rel.RFC1035Name(g.gk.Kind) {
+		n := len(before)
+		before = tag(append(before, rel.ValidateName(g.gk.Kind, name, namePath)...), n, RuleReleaseName)
 	}
-	tag(before, n, RuleReleaseName)
 	if rel.ChecksMeshOwnerReference() && !privileged {
-		n = len(before)
-		before = tag(c.meshOwnerReferences(g, &ck.kri, r.Object, before), n, RuleMeshOwnerReference)
+		n := len(before)
+		before = tag(c.meshOwnerReferences(g, &ck.kri, obj, r.Object, before), n, RuleMeshOwnerReference)
 	}
 	if !privileged {
-		n = len(notes)
-		notes = tag(overwritten(rel, obj, notes), n, RuleOverwrittenKey)
+		if len(c.overwrites) > 0 {
+			n := len(notes)
+			notes = tag(overwritten(rel, c.overwrites, obj, notes), n, RuleOverwrittenKey)
+		}
 		// The control plane writes KDS copies itself. Not privileged, name is the ValidatedName.
 		before, notes = c.kdsFindingsNamed(g, obj, &ck.kri, false, name, before, notes)
 	}
 	ck.before, ck.notes = before, notes
 }
 
-// meshOwnerReferences reports each ownerReference of raw, an object of a mesh-scoped kind, to a
-// kuma.io Mesh that is not the object's mesh: Kuma 3.0's validating webhook refuses it
+// meshOwnerReferences reports each ownerReference of raw, an object of a mesh-scoped kind read as
+// obj, to a kuma.io Mesh that is not the object's mesh: Kuma 3.0's validating webhook refuses it
 // (docs/releases.md, "Mesh ownerReference"). References of another group are left alone, as Kuma
-// leaves them.
-func (c *Config) meshOwnerReferences(g *guard, kri *naming.KRI, raw []byte, errs field.ErrorList) field.ErrorList {
-	if rt, ok := g.kriType(c.registry); !ok || rt.Scope != naming.ScopeMesh || kri.Mesh == "" {
+// leaves them. Only an object whose read met ownerReferences is decoded again, rather than every
+// object's bytes searched for them (docs/performance.md, "Change 21").
+func (c *Config) meshOwnerReferences(g *guard, kri *naming.KRI, obj *admitted, raw []byte, errs field.ErrorList) field.ErrorList {
+	if !obj.ownerRefs {
 		return errs
 	}
-	if !bytes.Contains(raw, ownerReferencesKey) {
+	if rt, ok := g.kriType(c.registry); !ok || rt.Scope != naming.ScopeMesh || kri.Mesh == "" {
 		return errs
 	}
 	var o struct {
@@ -189,11 +198,11 @@ func (c *Config) meshOwnerReferences(g *guard, kri *naming.KRI, raw []byte, errs
 	return errs
 }
 
-// overwritten notes each key of rel.Overwritten that the object sets to a value the control plane
-// replaces: the kuma.io/display-name annotation when it is not metadata.name (which rel writes
-// there), the kuma.io/origin label whatever it holds.
-func overwritten(rel naming.Release, obj *admitted, notes field.ErrorList) field.ErrorList {
-	for _, key := range rel.Overwritten() {
+// overwritten notes each key of keys, rel.Overwritten, that the object sets to a value the control
+// plane replaces: the kuma.io/display-name annotation when it is not metadata.name (which rel
+// writes there), the kuma.io/origin label whatever it holds.
+func overwritten(rel naming.Release, keys []string, obj *admitted, notes field.ErrorList) field.ErrorList {
+	for _, key := range keys {
 		switch key {
 		case naming.AnnotationDisplayName:
 			if v, ok := obj.annotations[key]; ok && v != obj.name {
