@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +41,9 @@ var decodeCases = []struct {
 	{"escaped string", fastHead + `"metadata":{"name":"a\"b","labels":{"k":"v\n"}}}`, true},
 	{"invalid UTF-8", fastHead + "\"metadata\":{\"name\":\"a\xffb\",\"labels\":{\"k\":\"\xfe\"}}}", true},
 	{"null metadata", fastHead + `"metadata":null}`, true},
+	{"owner Mesh", fastHead + `"metadata":{"name":"t","ownerReferences":[{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","name":"m2","uid":"u"}]}}`, true},
+	{"ownerReferences outside metadata", fastHead + `"metadata":{"name":"t"},"spec":{"ownerReferences":[{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","name":"m2"}]}}`, true},
+	{"repeated metadata, owner Mesh first", fastHead + `"metadata":{"ownerReferences":[{"apiVersion":"kuma.io/v1alpha1","kind":"Mesh","name":"m2"}]},"metadata":{"name":"t"}}`, false},
 	{"white space", "{ \"apiVersion\" : \"kuma.io/v1alpha1\" ,\n\t\"kind\":\"MeshTimeout\", \"metadata\" : { \"name\" : \"t\" , \"labels\" : { \"a\" : \"b\" } } ,\r\n \"spec\" : { \"targetRef\" : { \"sectionName\" : \"http\" } } }", true},
 	{"escaped label keys", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","a\u0062":"e","\ud800":"f"}}}`, true},
 	{"escaped label keys without \\u", fastHead + `"metadata":{"labels":{"a\"b":"c","a\/b":"d","\t":""}}}`, true},
@@ -195,6 +199,38 @@ func compareDecoders(t *testing.T, raw []byte) {
 	partErrs, fullErrs := refProblems(partSections), refProblems(fullSections)
 	if !reflect.DeepEqual(partErrs, fullErrs) {
 		t.Errorf("target reference problems: partial %v, full %v", partErrs, fullErrs)
+	}
+	for _, o := range []*admitted{part, full} {
+		checkSkipped(t, raw, o)
+	}
+}
+
+var skipConfig = sync.OnceValue(DefaultConfig)
+
+// checkSkipped holds what the rules skip for obj, read from raw, by what it read, to what they find
+// when they do not skip it: meshOwnerReferences, which decodes raw again only when the read met
+// ownerReferences, and kriValueErrors, which checkWith runs only for an object with a value for it
+// (docs/performance.md, "Change 21").
+func checkSkipped(t *testing.T, raw []byte, obj *admitted) {
+	t.Helper()
+	c := skipConfig().forRelease(naming.Kuma3_0)
+	g, _ := c.guardFor(meshTimeoutGK)
+	kri := naming.KRI{Type: "mtimeout", Mesh: "m1", Name: "n"}
+	got := c.meshOwnerReferences(g, &kri, obj, raw, nil)
+	all := *obj
+	all.ownerRefs = true
+	if want := c.meshOwnerReferences(g, &kri, &all, raw, nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("meshOwnerReferences: %v with the read's ownerRefs %v, %v without", got, obj.ownerRefs, want)
+	}
+	if g.kriValues || obj.annotations != nil || obj.hasOriginKRI {
+		return
+	}
+	for _, valid := range []bool{false, true} {
+		ck := checked{kri: kri, valid: valid}
+		c.kriValueErrors(g, obj, &ck)
+		if ck.after != nil || ck.notes != nil {
+			t.Errorf("kriValueErrors of an object it is skipped for: %v, %v", ck.after, ck.notes)
+		}
 	}
 }
 
