@@ -93,8 +93,10 @@ type Config struct {
 	// configured is the release of kuma.version: the one a Request that names none is judged
 	// against.
 	configured naming.Release
-	// overwrites is release's Overwritten, read once rather than for each object.
-	overwrites []string
+	// overwrites and refsByLabelsOnly are release's Overwritten and RefsByLabelsOnly, read once
+	// rather than for each object.
+	overwrites       []string
+	refsByLabelsOnly bool
 }
 
 // RulesConfig is the configuration's rules section.
@@ -543,14 +545,14 @@ func buildConfig(c *Config) (*Config, error) {
 	c.DefaultEnforcement = defaultEnforcement
 	c.configured = release
 	c.release = naming.DefaultRelease
-	c.overwrites = c.release.Overwritten()
+	c.overwrites, c.refsByLabelsOnly = c.release.Overwritten(), c.release.RefsByLabelsOnly()
 	unset := c.guards
 	c.guards = withTypes(unset, reg)
 	c.byRelease = map[string]*Config{c.release.String(): c}
 	for rel, rr := range others {
 		cp := *c
 		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr)
-		cp.overwrites = rel.Overwritten()
+		cp.overwrites, cp.refsByLabelsOnly = rel.Overwritten(), rel.RefsByLabelsOnly()
 		c.byRelease[rel.String()] = &cp
 	}
 	for _, rc := range c.byRelease {

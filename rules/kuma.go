@@ -92,7 +92,7 @@ func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk, ck *checked) {
 	}
 	// Most objects hold no value built from or holding a KRI: kriValueErrors would find nothing
 	// (docs/performance.md, "Change 21").
-	if g.kriValues || obj.annotations != nil || obj.hasOriginKRI {
+	if !skipUnfound || g.kriValues || obj.annotations != nil || obj.hasOriginKRI {
 		c.kriValueErrors(g, obj, ck)
 	}
 }

@@ -193,10 +193,6 @@ func originKRI(status span) (any, bool) {
 	return v, found
 }
 
-// mayHoldRefs reports whether refsFor may find a reference in the object's spec: false once spec
-// was read and holds no reference by name or of a removed kind (refSpecs).
-func (o *admitted) mayHoldRefs() bool { return !o.scanned || o.refs != nil }
-
 // refSpecs returns the object's spec when it may hold a target reference's section name
 // (sections: refWalk walks it) and when it may hold a reference by name or of a kind a release
 // removed (refs: refsFor decodes it), else nil for either. The spec is read for both at the first

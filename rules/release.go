@@ -233,7 +233,7 @@ func overwritten(rel naming.Release, keys []string, obj *admitted, notes field.E
 // its by-name outbound references: both are left alone, as kriguard fix leaves them.
 func (c *Config) refsFor(g *guard, obj *admitted) (errs, notes field.ErrorList) {
 	rel := c.release
-	if !rel.RefsByLabelsOnly() || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
+	if !c.refsByLabelsOnly || !g.kri || g.gk.Group != KumaGroup || g.gk.Kind == "Dataplane" {
 		return nil, nil
 	}
 	_, raw := obj.refSpecs()
@@ -251,6 +251,13 @@ func (c *Config) refsFor(g *guard, obj *admitted) (errs, notes field.ErrorList) 
 	rw := refsWalk{rel: rel, namespace: ns}
 	rw.walk(spec, specPath, true)
 	return rw.errs, rw.notes
+}
+
+// refsMayFind reports whether refsFor may find anything in obj: false under a release whose
+// references select by name too, and for an object whose spec was read and holds no reference by
+// name or of a removed kind (refSpecs).
+func (c *Config) refsMayFind(obj *admitted) bool {
+	return c.refsByLabelsOnly && (!obj.scanned || obj.refs != nil)
 }
 
 // refsWalk collects the by-name and removed-kind references of a decoded spec.
