@@ -59,7 +59,15 @@ func kriLabelsOf(obj Meta) (l kriLabels) {
 		l.mesh, l.hasMesh, l.zone, l.namespace = r.KRILabels()
 		return l
 	}
-	labels := obj.GetLabels()
+	return kriLabelsIn(obj.GetLabels())
+}
+
+// kriLabelsIn reads the kriLabels of an object whose labels are labels: apart from kriLabelsOf,
+// which the webhook's objects take the other way, so that the code they run is contiguous
+// (docs/performance.md, "Change 22").
+//
+//go:noinline
+func kriLabelsIn(labels map[string]string) (l kriLabels) {
 	l.mesh, l.hasMesh = labels[LabelMesh]
 	l.zone, l.namespace = labels[LabelZone], labels[LabelNamespace]
 	return l
@@ -168,40 +176,73 @@ func ForObjectOf(obj Object, t ResourceType) (KRI, field.ErrorList) {
 }
 
 // forObject is ForObject with the kind's type t looked up; known false says there is none.
-func forObject(obj Object, kind string, t ResourceType, known bool) (KRI, field.ErrorList) {
+//
+// Its code is on the path of every review's decision, which follows the TLS and HTTP work that
+// evicts it from the instruction cache: each 64-byte line of machine code it runs costs a miss. So
+// it only builds the KRI and checks it, and builds the problems of a KRI that has any in
+// kriProblems: a valid object runs a few contiguous lines (docs/performance.md, "Change 22").
+func forObject(obj Object, kind string, t ResourceType, known bool) (k KRI, errs field.ErrorList) {
+	labels := kriLabelsOf(obj)
+	k.Type, k.Zone, k.Namespace = t.ShortName, labels.zone, labels.namespace
+	var meshFrom *field.Path
+	if known {
+		k.Mesh, meshFrom = meshOf(obj, &t, &labels)
+	}
+	nameFrom, emptyDisplay := namePath, false
+	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]
+	switch {
+	case hasDN && dn != "":
+		k.Name, nameFrom = dn, displayNamePath
+	case hasDN:
+		k.Name, nameFrom, emptyDisplay = coreName(obj), displayNamePath, true
+	default:
+		k.Name = obj.GetName()
+	}
+	if !known || meshFrom != nil && !meshValid(&t, k.Mesh) ||
+		k.Zone != "" && !FieldZone.Valid(k.Zone) || k.Namespace != "" && !FieldNamespace.Valid(k.Namespace) ||
+		emptyDisplay || !FieldName.Valid(k.Name) {
+		errs = kriProblems(&k, kind, &t, known, meshFrom, nameFrom, emptyDisplay)
+	}
+	return k, errs
+}
+
+// meshValid reports whether mesh, the mesh of an object of the known type t, has none of the
+// problems meshErrors reports.
+func meshValid(t *ResourceType, mesh string) bool {
+	if mesh == "" {
+		return t.Scope != ScopeMesh
+	}
+	return t.Scope != ScopeGlobal && FieldMesh.Valid(mesh)
+}
+
+// kriProblems are the problems of k, the KRI forObject built for an object of kind (of the type t
+// when known), with its mesh read from the field at meshFrom (nil: none read) and its name from
+// nameFrom; emptyDisplay says that the display-name annotation is present but empty.
+//
+//go:noinline
+func kriProblems(k *KRI, kind string, t *ResourceType, known bool, meshFrom, nameFrom *field.Path, emptyDisplay bool) field.ErrorList {
 	var errs field.ErrorList
 	if !known {
 		errs = append(errs, field.Invalid(kindPath, kind, "not a registered KRI resource type"))
 	}
-	labels := kriLabelsOf(obj)
-	k := KRI{Type: t.ShortName, Zone: labels.zone, Namespace: labels.namespace}
-
-	if known {
-		var from *field.Path
-		k.Mesh, from = meshOf(obj, &t, &labels)
-		if from != nil {
-			errs = appendErrs(errs, meshErrors(&t, known, k.Mesh, from))
-		}
+	if meshFrom != nil {
+		errs = appendErrs(errs, meshErrors(t, known, k.Mesh, meshFrom))
 	}
-
 	errs = appendErrs(errs, FieldZone.Validate(k.Zone, zoneLabelPath))
 	errs = appendErrs(errs, FieldNamespace.Validate(k.Namespace, nsLabelPath))
+	return nameErrors(errs, kind, k.Name, nameFrom, emptyDisplay)
+}
 
-	from := namePath
-	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]
-	switch {
-	case hasDN && dn != "":
-		k.Name, from = dn, displayNamePath
-	case hasDN:
-		// Kuma falls back to its core name, which for a namespaced object carries the namespace.
-		k.Name, from = obj.GetName(), displayNamePath
-		if ns := obj.GetNamespace(); ns != "" && k.Name != "" {
-			k.Name += "." + ns
-		}
-	default:
-		k.Name = obj.GetName()
+// coreName is the name Kuma falls back to for an object whose display-name annotation is empty:
+// its core name, which for a namespaced object carries the namespace.
+//
+//go:noinline
+func coreName(obj Object) string {
+	name := obj.GetName()
+	if ns := obj.GetNamespace(); ns != "" && name != "" {
+		name += "." + ns
 	}
-	return k, nameErrors(errs, kind, k.Name, from, hasDN && dn == "")
+	return name
 }
 
 // nameErrors appends to errs the problems of name, the KRI name of an object of kind taken from

@@ -223,8 +223,19 @@ func (r Release) ValidatedNameAsSent(obj Meta) string {
 	switch {
 	case ok && dn != "":
 		return dn
-	case ok && obj.GetNamespace() != "":
-		return obj.GetName() + "." + obj.GetNamespace()
+	case ok:
+		return emptyDisplayName(obj)
+	}
+	return obj.GetName()
+}
+
+// emptyDisplayName is ValidatedNameAsSent's name of an object whose display-name annotation is
+// empty: apart, as the names forObject builds are (docs/performance.md, "Change 22").
+//
+//go:noinline
+func emptyDisplayName(obj Meta) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return obj.GetName() + "." + ns
 	}
 	return obj.GetName()
 }
@@ -234,6 +245,8 @@ func (r Release) ValidatedNameAsSent(obj Meta) string {
 // characters for the others r limits. An empty name is left to the callers' own required-field
 // checks, as Kuma leaves it.
 func (r Release) ValidateName(kind, name string, p *field.Path) field.ErrorList {
+	// The problems are built apart: the rules ask this of every object, and most names have none
+	// (docs/performance.md, "Change 22").
 	f := r.facts()
 	switch {
 	case name == "":
@@ -241,15 +254,34 @@ func (r Release) ValidateName(kind, name string, p *field.Path) field.ErrorList 
 	case slices.Contains(f.rfc1035, kind):
 		// An RFC 1035 label is exactly what a KRI mesh may be: at most 63 lowercase letters, digits
 		// or '-', starting with a letter, ending with a letter or digit.
-		errs := FieldMesh.Validate(name, p)
-		for _, e := range errs {
-			e.Detail = fmt.Sprintf("Kuma %s names a %s with an RFC 1035 label: %s", r, kind, e.Detail)
+		if FieldMesh.Valid(name) {
+			return nil
 		}
-		return errs
-	case slices.Contains(f.shortNames, kind) && len(name) > 63:
-		e := field.TooLong(p, name, 63)
-		e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, kind)
-		return field.ErrorList{e}
+		return r.notRFC1035(kind, name, p)
+	case len(name) > 63 && slices.Contains(f.shortNames, kind):
+		return r.tooLong(kind, name, p)
 	}
 	return nil
+}
+
+// notRFC1035 is ValidateName's problems with name, which is not the RFC 1035 label r demands of a
+// kind's names.
+//
+//go:noinline
+func (r Release) notRFC1035(kind, name string, p *field.Path) field.ErrorList {
+	errs := FieldMesh.Validate(name, p)
+	for _, e := range errs {
+		e.Detail = fmt.Sprintf("Kuma %s names a %s with an RFC 1035 label: %s", r, kind, e.Detail)
+	}
+	return errs
+}
+
+// tooLong is ValidateName's problem with name, longer than the 63 characters r allows a kind's
+// names.
+//
+//go:noinline
+func (r Release) tooLong(kind, name string, p *field.Path) field.ErrorList {
+	e := field.TooLong(p, name, 63)
+	e.Detail = fmt.Sprintf("Kuma %s names a %s with at most 63 characters", r, kind)
+	return field.ErrorList{e}
 }

@@ -84,17 +84,25 @@ func overrideLabel(d *rules.Decision) string {
 // Override names come from the configuration, releases from naming and modes from rules, so the
 // label set stays bounded.
 func countOverride(kind string, op admissionv1.Operation, decision string, e rules.Enforcement, override, release, mode string) {
-	opLabel := string(op)
+	decisionCounter(&decisionLabels{kind, operationLabel(op), decision, enforcementLabel(e), override, release, mode}).Inc()
+}
+
+// operationLabel is the operation label of op: otherOperation for an operation admission/v1 does
+// not define.
+func operationLabel(op admissionv1.Operation) string {
 	switch op {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
-	default:
-		opLabel = otherOperation
+		return string(op)
 	}
-	enf := string(e)
-	if enf == "" {
-		enf = noEnforcement
+	return otherOperation
+}
+
+// enforcementLabel is the enforcement label of e: noEnforcement for none.
+func enforcementLabel(e rules.Enforcement) string {
+	if e == "" {
+		return noEnforcement
 	}
-	decisionCounter(decisionLabels{kind, opLabel, decision, enf, override, release, mode}).Inc()
+	return string(e)
 }
 
 // decisionLabels are the label values of one series of decisions.
@@ -116,14 +124,23 @@ var (
 	decisionCountersMu sync.Mutex
 )
 
-func decisionCounter(l decisionLabels) prometheus.Counter {
-	if c := lookupDecisionCounter(decisionCounters.Load(), &l); c != nil {
+// decisionCounter returns the counter of the series labelled l.
+func decisionCounter(l *decisionLabels) prometheus.Counter {
+	if c := lookupDecisionCounter(decisionCounters.Load(), l); c != nil {
 		return c
 	}
+	return addDecisionCounter(l)
+}
+
+// addDecisionCounter is decisionCounter for a series the map did not hold when it was looked at:
+// apart, so that the look-up every review makes is a few lines of machine code.
+//
+//go:noinline
+func addDecisionCounter(l *decisionLabels) prometheus.Counter {
 	decisionCountersMu.Lock()
 	defer decisionCountersMu.Unlock()
 	m := decisionCounters.Load()
-	if c := lookupDecisionCounter(m, &l); c != nil {
+	if c := lookupDecisionCounter(m, l); c != nil {
 		return c
 	}
 	next := map[string][]decisionSeries{}
@@ -131,7 +148,7 @@ func decisionCounter(l decisionLabels) prometheus.Counter {
 		next = maps.Clone(*m)
 	}
 	c := decisions.WithLabelValues(l.kind, l.operation, l.decision, l.enforcement, l.override, l.release, l.mode)
-	next[l.kind] = append(slices.Clip(next[l.kind]), decisionSeries{labels: l, counter: c})
+	next[l.kind] = append(slices.Clip(next[l.kind]), decisionSeries{labels: *l, counter: c})
 	decisionCounters.Store(&next)
 	return c
 }
@@ -141,9 +158,10 @@ func lookupDecisionCounter(m *map[string][]decisionSeries, l *decisionLabels) pr
 	if m == nil {
 		return nil
 	}
-	for _, s := range (*m)[l.kind] {
-		if s.labels == *l {
-			return s.counter
+	series := (*m)[l.kind]
+	for i := range series {
+		if series[i].labels == *l {
+			return series[i].counter
 		}
 	}
 	return nil
