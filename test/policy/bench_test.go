@@ -367,6 +367,12 @@ func BenchmarkCreate(b *testing.B) {
 		report(b, got, false)
 		reportAdmission(b, before, admissionDurations(b), served)
 	})
+	b.Run("goal", func(b *testing.B) {
+		for range b.N {
+			benchGoal(b, clients)
+		}
+		b.ReportMetric(0, "ns/op")
+	})
 }
 
 func report(b *testing.B, got map[string]*sample, throughput bool) {
@@ -430,16 +436,8 @@ type histogram struct {
 // mutate.kriguard.io/admit"; a step has no name), the rejected and accepted series summed.
 func admissionDurations(b *testing.B) map[string]*histogram {
 	b.Helper()
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
 	out := map[string]*histogram{}
-	for line := range strings.Lines(string(raw)) {
+	for line := range strings.Lines(apiServerMetrics(b)) {
 		name, rest, ok := strings.Cut(line, "{")
 		if !ok {
 			continue
@@ -498,6 +496,20 @@ func admissionDurations(b *testing.B) map[string]*histogram {
 		}
 	}
 	return out
+}
+
+// apiServerMetrics fetches the API server's /metrics.
+func apiServerMetrics(b *testing.B) string {
+	b.Helper()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(raw)
 }
 
 // calls is the number of observations of key between before and after, and their mean in
@@ -596,6 +608,21 @@ func (h *histogram) quantile(before *histogram, q float64) float64 {
 		lower, below = h.bounds[i], c
 	}
 	return lower
+}
+
+// over is the share of the calls between before and h that took longer than bound, which must be
+// one of the histogram's bounds; NaN without calls.
+func (h *histogram) over(before *histogram, bound float64) float64 {
+	i := slices.Index(h.bounds, bound)
+	n := len(h.counts)
+	if i < 0 || n == 0 {
+		return math.NaN()
+	}
+	below, all := h.counts[i], h.counts[n-1]
+	if before != nil && len(before.counts) == n {
+		below, all = below-before.counts[i], all-before.counts[n-1]
+	}
+	return (all - below) / all
 }
 
 // reportAdmission reports the API server's time per call of each webhook of the run, kriguard's
