@@ -93,10 +93,10 @@ type Config struct {
 	// configured is the release of kuma.version: the one a Request that names none is judged
 	// against.
 	configured naming.Release
-	// overwrites and refsByLabelsOnly are release's Overwritten and RefsByLabelsOnly, read once
-	// rather than for each object.
-	overwrites       []string
-	refsByLabelsOnly bool
+	// overwrites, refsByLabelsOnly and meshOwnerReference are release's Overwritten,
+	// RefsByLabelsOnly and ChecksMeshOwnerReference, read once rather than for each object.
+	overwrites                           []string
+	refsByLabelsOnly, meshOwnerReference bool
 }
 
 // RulesConfig is the configuration's rules section.
@@ -317,10 +317,24 @@ type guard struct {
 	// kriValues is set for the kinds whose objects hold values built from their KRI
 	// (hasKRIValues).
 	kriValues bool
+	// removed, removedNote and rfc1035 are the facts of the kind in the release of the Config
+	// that holds the guard (naming.Release.Removed, RFC1035Name), read once (withTypes) rather
+	// than for each object.
+	removed     bool
+	removedNote string
+	rfc1035     bool
 	// rt is the KRI type of a kri kind in the registry of the Config that holds the guard, when
 	// hasRT: checkWith takes it rather than look the kind up for each object (withTypes).
 	rt    naming.ResourceType
 	hasRT bool
+}
+
+// setFacts sets in g the facts of its kind in rel that the rules read of every object.
+func (g *guard) setFacts(rel naming.Release) {
+	if g.kri && g.gk.Group == KumaGroup {
+		g.removedNote, g.removed = rel.Removed(g.gk.Kind)
+		g.rfc1035 = rel.RFC1035Name(g.gk.Kind)
+	}
 }
 
 // kriType is the KRI type of g's kind in reg, the registry of the Config that holds g: the one
@@ -332,9 +346,9 @@ func (g *guard) kriType(reg *naming.Registry) (naming.ResourceType, bool) {
 	return reg.ByKind(g.gk.Kind)
 }
 
-// withTypes returns guards, a Config's, with the types of their kinds in reg: each release's
-// Config has its own registry, hence its own guards.
-func withTypes(guards map[string][]*guard, reg *naming.Registry) map[string][]*guard {
+// withTypes returns guards, a Config's, with the types of their kinds in reg and their facts in
+// rel: each release's Config has its own registry, hence its own guards.
+func withTypes(guards map[string][]*guard, reg *naming.Registry, rel naming.Release) map[string][]*guard {
 	out := make(map[string][]*guard, len(guards))
 	for kind, gs := range guards {
 		for _, g := range gs {
@@ -342,6 +356,7 @@ func withTypes(guards map[string][]*guard, reg *naming.Registry) map[string][]*g
 			if cp.kri {
 				cp.rt, cp.hasRT = reg.ByKind(kind)
 			}
+			cp.setFacts(rel)
 			out[kind] = append(out[kind], &cp)
 		}
 	}
@@ -545,20 +560,26 @@ func buildConfig(c *Config) (*Config, error) {
 	c.DefaultEnforcement = defaultEnforcement
 	c.configured = release
 	c.release = naming.DefaultRelease
-	c.overwrites, c.refsByLabelsOnly = c.release.Overwritten(), c.release.RefsByLabelsOnly()
+	c.setReleaseFacts()
 	unset := c.guards
-	c.guards = withTypes(unset, reg)
+	c.guards = withTypes(unset, reg, c.release)
 	c.byRelease = map[string]*Config{c.release.String(): c}
 	for rel, rr := range others {
 		cp := *c
-		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr)
-		cp.overwrites, cp.refsByLabelsOnly = rel.Overwritten(), rel.RefsByLabelsOnly()
+		cp.registry, cp.release, cp.guards = rr, rel, withTypes(unset, rr, rel)
+		cp.setReleaseFacts()
 		c.byRelease[rel.String()] = &cp
 	}
 	for _, rc := range c.byRelease {
 		rc.byMode = modeConfigs(rc)
 	}
 	return c, nil
+}
+
+// setReleaseFacts sets in c the facts of c.release that the rules read of every object.
+func (c *Config) setReleaseFacts() {
+	rel := c.release
+	c.overwrites, c.refsByLabelsOnly, c.meshOwnerReference = rel.Overwritten(), rel.RefsByLabelsOnly(), rel.ChecksMeshOwnerReference()
 }
 
 // modeConfigs returns the Configs forMode returns for c, which judges under kuma.mode auto: one per
