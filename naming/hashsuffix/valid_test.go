@@ -59,3 +59,86 @@ func FuzzValidChecks(f *testing.F) {
 		}
 	})
 }
+
+// chainSubdomain and chainBase are IsDNS1123Subdomain and ValidBase as they were before dnsClass:
+// comparisons with the ranges' bounds, label by label.
+func chainSubdomain(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if c := s[i]; c != '-' && !alnum(c, false) {
+				return false
+			}
+			continue
+		}
+		if i == start || !alnum(s[start], false) || !alnum(s[i-1], false) {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+func chainBase(name string) bool {
+	if len(name) > MaxBaseLen {
+		name = name[:MaxBaseLen]
+	}
+	if len(name) == 0 || name[len(name)-1] == '.' {
+		return false
+	}
+	start := 0
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != '.' {
+			if c != '-' && !alnum(c, false) {
+				return false
+			}
+			continue
+		}
+		if i == start || !alnum(name[start], false) || !alnum(name[i-1], false) {
+			return false
+		}
+		start = i + 1
+	}
+	return alnum(name[start], false)
+}
+
+// TestDNSClassAgrees holds IsDNS1123Subdomain and ValidBase, which look bytes up in dnsClass, to
+// the comparisons they replaced: every string of one or two bytes, every string of up to five
+// bytes of the bytes at the classes' edges, and those strings at the length limits.
+func TestDNSClassAgrees(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := IsDNS1123Subdomain(s), chainSubdomain(s); got != want {
+			t.Fatalf("IsDNS1123Subdomain(%q) = %v, the comparisons %v", s, got, want)
+		}
+		if got, want := ValidBase(s), chainBase(s); got != want {
+			t.Fatalf("ValidBase(%q) = %v, the comparisons %v", s, got, want)
+		}
+	}
+	check("")
+	for a := range 256 {
+		check(string([]byte{byte(a)}))
+		for b := range 256 {
+			check(string([]byte{byte(a), byte(b)}))
+		}
+	}
+	edges := []byte{'a', 'z', '0', '9', '-', '.', '`', '{', '/', ':', 'A', '_', 0, 0xff}
+	var all func(prefix []byte, n int)
+	all = func(prefix []byte, n int) {
+		s := string(prefix)
+		check(s)
+		check(strings.Repeat("a", MaxBaseLen-1) + s)
+		check(strings.Repeat("a", 253-len(s)) + s)
+		check(strings.Repeat("a", 254-len(s)) + s)
+		if n == 0 {
+			return
+		}
+		for _, c := range edges {
+			all(append(prefix, c), n-1)
+		}
+	}
+	all(nil, 5)
+}
