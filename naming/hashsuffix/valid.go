@@ -1,5 +1,7 @@
 package hashsuffix
 
+import "strings"
+
 // The checks below answer, without a regular expression, whether apimachinery's validation
 // functions would find nothing wrong: the rules ask them of every KDS copy an audit reads, and
 // their regular expressions were a few percent of it (docs/performance.md). Their answers are
@@ -13,27 +15,38 @@ func alnum(c byte, upper bool) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || upper && 'A' <= c && c <= 'Z'
 }
 
-// The classes of a byte in a DNS-1123 subdomain (dnsClass): a lower case letter or digit, '-', '.';
-// 0 for any other byte.
+// The classes of a byte in the names these checks accept (charClass): exactly one for a lower case
+// letter or digit, '-', '.', an upper case letter or '_'; 0 for any other byte.
 const (
-	dnsAlnum uint8 = 1 << iota
-	dnsDash
-	dnsDot
+	lowerDigit uint8 = 1 << iota
+	dash
+	dot
+	upperCase
+	underscore
+
+	// alnumAny are the letters of either case and the digits: what starts and ends a label name.
+	alnumAny = lowerDigit | upperCase
+	// labelChars are the bytes of a label name.
+	labelChars = alnumAny | dash | dot | underscore
 )
 
-// dnsClass is the class of each byte in a DNS-1123 subdomain. The rules ask IsDNS1123Subdomain and
-// ValidBase of every object's name: a look-up is one predictable branch a byte, where comparisons
-// with the ranges' bounds were several, which a name's mix of letters, digits and '-' mispredicts
-// (docs/performance.md, "Change 22").
-var dnsClass = func() (t [256]uint8) {
+// charClass is the class of each byte. The rules ask these checks of every object's name and label
+// keys: a look-up is one predictable branch a byte, where comparisons with the ranges' bounds were
+// several, which a name's mix of letters, digits and '-' mispredicts (docs/performance.md,
+// "Change 22").
+var charClass = func() (t [256]uint8) {
 	for c := range t {
 		switch {
 		case alnum(byte(c), false):
-			t[c] = dnsAlnum
+			t[c] = lowerDigit
+		case alnum(byte(c), true):
+			t[c] = upperCase
 		case c == '-':
-			t[c] = dnsDash
+			t[c] = dash
 		case c == '.':
-			t[c] = dnsDot
+			t[c] = dot
+		case c == '_':
+			t[c] = underscore
 		}
 	}
 	return t
@@ -45,7 +58,7 @@ var dnsClass = func() (t [256]uint8) {
 // wrong), held to it by FuzzValidChecks; the rules ask it of every name KDS copies.
 func IsDNS1123Subdomain(s string) bool {
 	n := len(s)
-	if n == 0 || n > 253 || dnsClass[s[0]] != dnsAlnum || dnsClass[s[n-1]] != dnsAlnum {
+	if n == 0 || n > 253 || charClass[s[0]] != lowerDigit || charClass[s[n-1]] != lowerDigit {
 		return false
 	}
 	// The labels start and end with a letter or digit when s does and every '.' has one on both
@@ -58,11 +71,11 @@ func IsDNS1123Subdomain(s string) bool {
 // between two letters or digits.
 func dnsInner(s string) bool {
 	for i := 1; i < len(s)-1; i++ {
-		c := dnsClass[s[i]]
-		if c&(dnsAlnum|dnsDash) != 0 {
+		c := charClass[s[i]]
+		if c&(lowerDigit|dash) != 0 {
 			continue
 		}
-		if c != dnsDot || dnsClass[s[i-1]] != dnsAlnum || dnsClass[s[i+1]] != dnsAlnum {
+		if c != dot || charClass[s[i-1]] != lowerDigit || charClass[s[i+1]] != lowerDigit {
 			return false
 		}
 	}
@@ -81,24 +94,25 @@ func ValidBase(name string) bool {
 		name = name[:MaxBaseLen]
 	}
 	n := len(name)
-	if n == 0 || dnsClass[name[0]] != dnsAlnum {
+	if n == 0 || charClass[name[0]] != lowerDigit {
 		return false
 	}
 	// The last byte may be '-' (the suffix's "-" follows it), not '.'; the others are
 	// IsDNS1123Subdomain's.
-	last := dnsClass[name[n-1]]
-	return (last == dnsAlnum || last == dnsDash) && dnsInner(name)
+	last := charClass[name[n-1]]
+	return (last == lowerDigit || last == dash) && dnsInner(name)
 }
 
 // labelName reports whether s is at most 63 characters of letters, digits, '-', '_' and '.',
 // starting and ending with a letter or digit (the name part of validation.IsQualifiedName, and a
 // non-empty validation.IsValidLabelValue).
 func labelName(s string) bool {
-	if len(s) == 0 || len(s) > 63 || !alnum(s[0], true) || !alnum(s[len(s)-1], true) {
+	n := len(s)
+	if n == 0 || n > 63 || charClass[s[0]]&alnumAny == 0 || charClass[s[n-1]]&alnumAny == 0 {
 		return false
 	}
-	for i := 1; i < len(s)-1; i++ {
-		if c := s[i]; c != '-' && c != '_' && c != '.' && !alnum(c, true) {
+	for i := 1; i < n-1; i++ {
+		if charClass[s[i]]&labelChars == 0 {
 			return false
 		}
 	}
@@ -110,10 +124,8 @@ func labelName(s string) bool {
 // it or not. Its answer is apimachinery's (validation.IsQualifiedName finds nothing wrong), held to
 // it by FuzzValidChecks.
 func IsQualifiedName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return IsDNS1123Subdomain(s[:i]) && labelName(s[i+1:])
-		}
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return IsDNS1123Subdomain(s[:i]) && labelName(s[i+1:])
 	}
 	return labelName(s)
 }

@@ -60,8 +60,9 @@ func FuzzValidChecks(f *testing.F) {
 	})
 }
 
-// chainSubdomain and chainBase are IsDNS1123Subdomain and ValidBase as they were before dnsClass:
-// comparisons with the ranges' bounds, label by label.
+// chainSubdomain, chainBase, chainLabelName and chainQualified are IsDNS1123Subdomain, ValidBase,
+// labelName and IsQualifiedName as they were before charClass: comparisons with the ranges'
+// bounds.
 func chainSubdomain(s string) bool {
 	if len(s) == 0 || len(s) > 253 {
 		return false
@@ -105,10 +106,32 @@ func chainBase(name string) bool {
 	return alnum(name[start], false)
 }
 
-// TestDNSClassAgrees holds IsDNS1123Subdomain and ValidBase, which look bytes up in dnsClass, to
-// the comparisons they replaced: every string of one or two bytes, every string of up to five
-// bytes of the bytes at the classes' edges, and those strings at the length limits.
-func TestDNSClassAgrees(t *testing.T) {
+func chainLabelName(s string) bool {
+	if len(s) == 0 || len(s) > 63 || !alnum(s[0], true) || !alnum(s[len(s)-1], true) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c != '-' && c != '_' && c != '.' && !alnum(c, true) {
+			return false
+		}
+	}
+	return true
+}
+
+func chainQualified(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return chainSubdomain(s[:i]) && chainLabelName(s[i+1:])
+		}
+	}
+	return chainLabelName(s)
+}
+
+// TestCharClassAgrees holds IsDNS1123Subdomain, ValidBase, IsQualifiedName and IsLabelValue, which
+// look bytes up in charClass, to the comparisons they replaced: every string of one or two bytes,
+// every string of up to four bytes of the bytes at the classes' edges, and those strings at the
+// length limits.
+func TestCharClassAgrees(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
 		if got, want := IsDNS1123Subdomain(s), chainSubdomain(s); got != want {
@@ -116,6 +139,12 @@ func TestDNSClassAgrees(t *testing.T) {
 		}
 		if got, want := ValidBase(s), chainBase(s); got != want {
 			t.Fatalf("ValidBase(%q) = %v, the comparisons %v", s, got, want)
+		}
+		if got, want := IsQualifiedName(s), chainQualified(s); got != want {
+			t.Fatalf("IsQualifiedName(%q) = %v, the comparisons %v", s, got, want)
+		}
+		if got, want := IsLabelValue(s), s == "" || chainLabelName(s); got != want {
+			t.Fatalf("IsLabelValue(%q) = %v, the comparisons %v", s, got, want)
 		}
 	}
 	check("")
@@ -125,7 +154,7 @@ func TestDNSClassAgrees(t *testing.T) {
 			check(string([]byte{byte(a), byte(b)}))
 		}
 	}
-	edges := []byte{'a', 'z', '0', '9', '-', '.', '`', '{', '/', ':', 'A', '_', 0, 0xff}
+	edges := []byte{'a', 'z', '0', '9', '-', '.', '`', '{', '/', ':', '@', 'A', 'Z', '[', '_', 0, 0xff}
 	var all func(prefix []byte, n int)
 	all = func(prefix []byte, n int) {
 		s := string(prefix)
@@ -133,6 +162,10 @@ func TestDNSClassAgrees(t *testing.T) {
 		check(strings.Repeat("a", MaxBaseLen-1) + s)
 		check(strings.Repeat("a", 253-len(s)) + s)
 		check(strings.Repeat("a", 254-len(s)) + s)
+		check(strings.Repeat("B", 62-len(s)) + s)
+		check(strings.Repeat("B", 63-len(s)) + s)
+		check("kuma.io/" + s)
+		check(s + "/x")
 		if n == 0 {
 			return
 		}
@@ -140,5 +173,5 @@ func TestDNSClassAgrees(t *testing.T) {
 			all(append(prefix, c), n-1)
 		}
 	}
-	all(nil, 5)
+	all(nil, 4)
 }
