@@ -254,9 +254,9 @@ func (x *firstIndex) len() int { return len(x.names) }
 const serviceAccountPrefix = "system:serviceaccount:"
 
 // first returns the first override that matches a request of user and groups: one that lists the
-// user or one of the groups, or the namespace of the service account the user is. ok is false when
-// none does.
-func (rs *requesters) first(user string, groups []string) (r requester, ok bool) {
+// user or one of the groups, or the namespace of the service account the user is; nil when none
+// does.
+func (rs *requesters) first(user string, groups []string) *requester {
 	first, ok := rs.byUser.get(user)
 	if !ok {
 		first = len(rs.list)
@@ -278,9 +278,9 @@ func (rs *requesters) first(user string, groups []string) (r requester, ok bool)
 		}
 	}
 	if first == len(rs.list) {
-		return requester{}, false
+		return nil
 	}
-	return rs.list[first], true
+	return &rs.list[first]
 }
 
 // TypeConfig registers a KRI resource type.
@@ -673,7 +673,7 @@ func buildRequesters(rs []RequesterConfig) (requesters, field.ErrorList) {
 // enforcementFor returns how a request of userInfo for kind g is enforced, and the name of the
 // requester override that decided it ("" for none).
 func (c *Config) enforcementFor(g *guard, user string, groups []string) (Enforcement, string) {
-	if r, ok := c.requesters.first(user, groups); ok {
+	if r := c.requesters.first(user, groups); r != nil {
 		return r.enforcement, r.name
 	}
 	return g.enforcement, ""
