@@ -236,7 +236,7 @@ func (r *Request) guard(c *Config) (*guard, bool) {
 	if read == nil || read.g == nil {
 		read = r.OldObjectRead
 	}
-	if read != nil && read.g != nil && read.cfg == c && read.gk == r.Kind {
+	if read != nil && read.g != nil && read.cfg == c && read.g.gk == r.Kind {
 		return read.g, true
 	}
 	return c.guardFor(r.Kind)

@@ -719,14 +719,14 @@ func (o *admitted) specMap() map[string]any {
 // and OldObjectRead carry it to the decision, which then does not decode those bytes again.
 type Read struct {
 	obj *admitted
-	// gk, wholeSpec and refs are what obj was read for: a decision that reads the object for
-	// another kind or more of it decodes the bytes (readFor).
-	gk              schema.GroupKind
-	wholeSpec, refs bool
-	// g is the guard of gk in cfg, the Config that read obj: the decision of that Config takes it
-	// rather than look it up again (Request.guard).
-	cfg *Config
-	g   *guard
+	// g is the guard of the kind obj was read for in cfg, the Config that read it: the decision of
+	// that Config takes it rather than look it up again (Request.guard). Its kind and wholeSpec,
+	// and refs, are what obj was read for: a decision that reads the object for another kind or
+	// more of it decodes the bytes (readFor). Not a copy of them: each pointer a review's read
+	// stores costs a write barrier's code (docs/performance.md, "Change 21").
+	cfg  *Config
+	g    *guard
+	refs bool
 }
 
 // ReadObject reads the object s is at, a member of data (the document s reads: an
@@ -794,7 +794,7 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	top.spec = rebase(top.spec, top.specAt-start, raw)
 	top.status = rebase(top.status, top.statusAt-start, raw)
 	o.finish(&top, gk, g.wholeSpec, refs)
-	*read = Read{obj: o, gk: gk, wholeSpec: g.wholeSpec, refs: refs, cfg: c, g: g}
+	*read = Read{obj: o, cfg: c, g: g, refs: refs}
 	return raw, true
 }
 
@@ -819,7 +819,7 @@ func rebase(v span, off int, to []byte) span {
 // readFor returns the object read, when it was read as decodeObjectRefs would decode it for gk,
 // wholeSpec and refs, else nil.
 func (r *Read) readFor(gk schema.GroupKind, wholeSpec, refs bool) *admitted {
-	if r == nil || r.obj == nil || r.gk != gk || r.wholeSpec != wholeSpec || r.refs != refs {
+	if r == nil || r.obj == nil || r.g.gk != gk || r.g.wholeSpec != wholeSpec || r.refs != refs {
 		return nil
 	}
 	return r.obj

@@ -108,8 +108,8 @@ func checkReadObject(t *testing.T, c *Config, obj []byte, gk schema.GroupKind, p
 	if read == nil {
 		t.Fatalf("%v: ReadObject did not read an object decodePartial reads: %q", gk, want)
 	}
-	if read.gk != gk || read.wholeSpec != g.wholeSpec || read.refs != (phase == Validate && specInDecode) {
-		t.Fatalf("%v: read for %v, wholeSpec %v, refs %v", gk, read.gk, read.wholeSpec, read.refs)
+	if read.g.gk != gk || read.g.wholeSpec != g.wholeSpec || read.refs != (phase == Validate && specInDecode) {
+		t.Fatalf("%v: read for %v, wholeSpec %v, refs %v", gk, read.g.gk, read.g.wholeSpec, read.refs)
 	}
 	// Read into a space expecting a name and namespace, the object's or others, it reads the same.
 	var in []*admitted
