@@ -463,8 +463,8 @@ func benchGoal(b *testing.B, clients []client.Client) {
 	gcs := func(before, after string) float64 {
 		return metricValue(after, "go_gc_duration_seconds_count", nil) - metricValue(before, "go_gc_duration_seconds_count", nil)
 	}
-	// The API server's heap grows with every object the benchmark leaves, and its collections'
-	// marking with it (docs/performance.md, "Where the tail comes from").
+	// The API server's heap grows from round to round, and its collections' marking with it
+	// (docs/performance.md, "Where the tail comes from").
 	heap := func(raw string) float64 { return metricValue(raw, "go_memstats_heap_inuse_bytes", nil) / (1 << 20) }
 	fmt.Printf("collections in the round: kube-apiserver %.0f (heap in use %.0f -> %.0f MiB), etcd %.0f (%.0f -> %.0f MiB), this process %d\n",
 		gcs(apiBefore, apiAfter), heap(apiBefore), heap(apiAfter), gcs(etcdBefore, etcdAfter), heap(etcdBefore), heap(etcdAfter), last.gcCycles-first.gcCycles)
