@@ -9,7 +9,7 @@ FUZZ ?=
 
 .PHONY: help
 help: ## list targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
 .PHONY: tools
 tools: ## build the pinned test tools once (kube-apiserver, etcd, kubectl, helm) into $$HOME/.cache/kriguard
@@ -28,7 +28,7 @@ bench: ## run the benchmarks
 	./hack/bench.sh
 
 .PHONY: bench-e2e
-bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook, medians of ROUNDS (default 5) rounds (docs/performance.md)
+bench-e2e: ## CREATE through a real API server: kriguard's webhooks against a do-nothing pair, p50/p99 and the API server's time per webhook, medians of ROUNDS (default 5) rounds; BENCH=Create/goal runs the goal's own part alone (docs/performance.md)
 	./hack/bench-e2e.sh
 
 .PHONY: bench-audit
