@@ -46,6 +46,7 @@ echo "$out" | awk '
     if (goal != "") {
       printf "goal, %s: the default install (i, webhook.recordKRI off) over the do-nothing pair (e): p50 %+.3f ms (bar +0.3), p99 %+.3f ms (bar +1)\n", goal, med[goal " i-over-e-p50-ms"], med[goal " i-over-e-p99-ms"]
       printf "      %s: p99 difference, 90 %% block-bootstrap interval (medians of the bounds of the rounds): %+.3f … %+.3f ms\n", goal, med[goal " i-over-e-p99-lo-ms"], med[goal " i-over-e-p99-hi-ms"]
+      printf "      %s: the slowest 1 %% of all the CREATEs of a round, by mode: i %.0f, e %.0f, b %.0f (medians; as many each if the modes cost the same)\n", goal, med[goal " i-in-tail"], med[goal " e-in-tail"], med[goal " b-in-tail"]
       printf "      %s: the opt-in, recording the KRI at admission (b, webhook.recordKRI=admission), over (e): p50 %+.3f ms, p99 %+.3f ms\n", goal, med[goal " b-over-e-p50-ms"], med[goal " b-over-e-p99-ms"]
       exit }
     for (j = 1; j <= nb; j++) { bench = benches[j]

@@ -444,6 +444,11 @@ func benchGoal(b *testing.B, clients []client.Client) {
 	t := tailOf(round, goalBurstGap)
 	fmt.Printf("tail: the slowest 1 %% (%d CREATEs, %.3f ms and over): i %d, e %d, b %d; %d bursts (sent within %v of one another), the largest %d CREATEs\n",
 		len(t.slowest), float64(t.threshold.Microseconds())/1000, t.perMode["i"], t.perMode["e"], t.perMode["b"], t.bursts, goalBurstGap, t.largest)
+	// The paired figure beside the p99 difference: how many of each mode's CREATEs are among the
+	// slowest 1 % of all (len(round)/100/len(goalModes) each when the modes cost the same).
+	for _, m := range goalModes {
+		b.ReportMetric(float64(t.perMode[m]), m+"-in-tail")
+	}
 	inTail, rest := cpuShares(samples, t.slowest)
 	fmt.Printf("CPU in cores, the %v windows a CREATE of the tail was in flight in (%d): %s\n", goalWindow, inTail.windows, inTail)
 	fmt.Printf("CPU in cores, the other windows (%d): %s\n", rest.windows, rest)
