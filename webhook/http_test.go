@@ -249,7 +249,7 @@ func FuzzDecodeReview(f *testing.F) {
 			var reads *objectReads
 			if i >= 0 {
 				cfg, phase := handlers[i].objectReads()
-				reads = &objectReads{cfg: cfg, phase: phase}
+				reads = newObjectReads(cfg, phase)
 			}
 			fgvk, ferr := decodeReview(context.Background(), raw, &fr, reads)
 			switch {

@@ -127,7 +127,8 @@ type served struct {
 	ar   unversionedReview
 }
 
-// servedObjects is served with the objects read for a handler that decides them (objectReads).
+// servedObjects is served with the objects read for a handler that decides them (objectReads),
+// whose reads are an allocation of their own (readObjects).
 type servedObjects struct {
 	served
 	reads objectReads
@@ -220,6 +221,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		so := &servedObjects{}
 		st, reads = &so.served, &so.reads
 		reads.cfg, reads.phase = r.objects.objectReads()
+		reads.readObjects = &readObjects{}
 	} else {
 		st = &served{}
 	}

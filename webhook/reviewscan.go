@@ -39,11 +39,23 @@ type reviewReader struct {
 type objectReads struct {
 	cfg   *rules.Config
 	phase rules.Phase
+	*readObjects
+}
+
+// newObjectReads returns the objectReads of a review for cfg and phase, with nothing read yet.
+func newObjectReads(cfg *rules.Config, phase rules.Phase) *objectReads {
+	return &objectReads{cfg: cfg, phase: phase, readObjects: &readObjects{}}
+}
+
+// readObjects are what objectReads read: apart from the rest of the review's serve (servedObjects),
+// so that each of its allocations is at most 512 bytes, the largest the runtime allocates without
+// a header of the type's layout, a path of its own every review would run (docs/performance.md,
+// "Change 22").
+type readObjects struct {
 	// object and oldObject are what was read, the zero Read when the object was read as bytes
 	// only.
 	object, oldObject rules.Read
-	// space holds the object read into object, in the allocation that holds these reads
-	// (servedObjects); the old object has one of its own.
+	// space holds the object read into object; the old object has one of its own.
 	space rules.ReadSpace
 }
 

@@ -238,7 +238,7 @@ func TestObjectsReadInThePass(t *testing.T) {
 				{NewMutator(rules.DefaultConfig()).WithRecordKRI(rules.RecordKRIAdmission), tc.mutated, false},
 			} {
 				cfg, phase := c.h.objectReads()
-				reads := &objectReads{cfg: cfg, phase: phase}
+				reads := newObjectReads(cfg, phase)
 				var fast, plain admission.Request
 				fr, pr := unversionedReview{}, unversionedReview{}
 				fr.Request, pr.Request = &fast.AdmissionRequest, &plain.AdmissionRequest
@@ -267,7 +267,7 @@ func TestObjectsReadInThePass(t *testing.T) {
 func TestObjectsReadStops(t *testing.T) {
 	raw := reviewBody(t, request("UPDATE", benchTimeout, benchTimeout))
 	for n := range 2 {
-		reads := &objectReads{cfg: rules.DefaultConfig(), phase: rules.Validate}
+		reads := newObjectReads(rules.DefaultConfig(), rules.Validate)
 		var req admission.Request
 		ar := unversionedReview{}
 		ar.Request = &req.AdmissionRequest

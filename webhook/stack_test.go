@@ -126,3 +126,21 @@ func TestStackNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAllocationsWithoutHeader holds each allocation a review's serve makes for itself to at
+// most 512 bytes: above that, the runtime allocates an object with pointers through a path of its
+// own (a header of the type's layout), which an allow-all server's reviews never run and whose
+// code every review would then bring back into the instruction cache (docs/performance.md,
+// "Change 22").
+func TestServeAllocationsWithoutHeader(t *testing.T) {
+	const largestWithoutHeader = 512 // runtime's minSizeForMallocHeader, on 64-bit
+	for name, size := range map[string]uintptr{
+		"served":        unsafe.Sizeof(served{}),
+		"servedObjects": unsafe.Sizeof(servedObjects{}),
+		"readObjects":   unsafe.Sizeof(readObjects{}),
+	} {
+		if size > largestWithoutHeader {
+			t.Errorf("%s is %d bytes, more than %d", name, size, largestWithoutHeader)
+		}
+	}
+}

@@ -136,7 +136,7 @@ func decodeStage(tb testing.TB, raw []byte, oh objectHandler) (admission.Request
 	var reads *objectReads
 	if oh != nil {
 		cfg, phase := oh.objectReads()
-		reads = &objectReads{cfg: cfg, phase: phase}
+		reads = newObjectReads(cfg, phase)
 	}
 	gvk, err := decodeReview(context.Background(), raw, &ar, reads)
 	if err != nil {
