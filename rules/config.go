@@ -212,6 +212,8 @@ type firstIndex struct {
 	names []string
 	at    []int
 	m     map[string]int
+	// lens has bit min(n, 63) set for the names of n bytes: a name whose bit is clear is not in x.
+	lens uint64
 }
 
 // smallIndex is the most names a firstIndex compares one by one.
@@ -222,6 +224,7 @@ func (x *firstIndex) add(name string, i int) {
 	if _, ok := x.get(name); ok {
 		return
 	}
+	x.lens |= 1 << lenBit(name)
 	x.names, x.at = append(x.names, name), append(x.at, i)
 	if len(x.names) > smallIndex {
 		if x.m == nil {
@@ -250,8 +253,23 @@ func (x *firstIndex) get(name string) (int, bool) {
 
 func (x *firstIndex) len() int { return len(x.names) }
 
+// mayHave reports whether name may be in x: false when x holds no name of its length (of 63 bytes
+// or more, when it holds none as long).
+func (x *firstIndex) mayHave(name string) bool { return x.lens>>lenBit(name)&1 != 0 }
+
+// lenBit is the bit of firstIndex.lens of name's length.
+func lenBit(name string) uint { return uint(min(len(name), 63)) }
+
 // serviceAccountPrefix starts the user name of every service account.
 const serviceAccountPrefix = "system:serviceaccount:"
+
+// mayMatch reports whether an override may match a request of user: false when none names a group
+// or a service account namespace and none a user of user's length, which enforcementFor then need
+// not ask first (the default overrides name three users of the control planes, whose lengths other
+// requesters' names seldom have; docs/performance.md, "Change 21").
+func (rs *requesters) mayMatch(user string) bool {
+	return !skipUnfound || rs.byGroup.len()+rs.bySANamespace.len() > 0 || rs.byUser.mayHave(user)
+}
 
 // first returns the first override that matches a request of user and groups: one that lists the
 // user or one of the groups, or the namespace of the service account the user is; nil when none
@@ -673,8 +691,10 @@ func buildRequesters(rs []RequesterConfig) (requesters, field.ErrorList) {
 // enforcementFor returns how a request of userInfo for kind g is enforced, and the name of the
 // requester override that decided it ("" for none).
 func (c *Config) enforcementFor(g *guard, user string, groups []string) (Enforcement, string) {
-	if r := c.requesters.first(user, groups); r != nil {
-		return r.enforcement, r.name
+	if c.requesters.mayMatch(user) {
+		if r := c.requesters.first(user, groups); r != nil {
+			return r.enforcement, r.name
+		}
 	}
 	return g.enforcement, ""
 }

@@ -267,6 +267,40 @@ func TestRequesters(t *testing.T) {
 	}
 }
 
+// TestRequestersMayMatch holds enforcementFor's skip of requesters.first (mayMatch) to first: for
+// every configuration, user and groups, first finds an override only where mayMatch says it may,
+// users of every length to past 128 bytes among them; and the default overrides, which name users
+// only, skip an ordinary user.
+func TestRequestersMayMatch(t *testing.T) {
+	long := strings.Repeat("u", 64)
+	configs := []*Config{
+		DefaultConfig(),
+		mustConfig(t, header+"requesters: []\n"),
+		mustConfig(t, header+"requesters:\n- {name: a, users: [u, "+long+"], enforcement: warn}\n"),
+		mustConfig(t, header+"requesters:\n- {name: ci, groups: [ci-bots], enforcement: dryrun}\n"),
+		mustConfig(t, header+"requesters:\n- {name: argo, serviceAccountNamespaces: [argocd], enforcement: warn}\n"),
+	}
+	users := []string{"", "u", long, "u" + long, KumaControlPlaneUser, KongOperatorUser, KongOperatorKustomizeUser,
+		"system:serviceaccount:argocd:x", "alice"}
+	for n := range 140 {
+		users = append(users, strings.Repeat("x", n))
+	}
+	for i, c := range configs {
+		for _, user := range users {
+			for _, groups := range [][]string{nil, {"ci-bots"}, {"system:masters", "system:authenticated"}} {
+				if c.requesters.first(user, groups) != nil && !c.requesters.mayMatch(user) {
+					t.Errorf("config %d: first(%q, %q) finds an override, mayMatch says none can", i, user, groups)
+				}
+			}
+		}
+	}
+	for _, user := range []string{"alice", "kubernetes-admin", "system:serviceaccount:argocd:argocd-application-controller"} {
+		if DefaultConfig().requesters.mayMatch(user) {
+			t.Errorf("the default overrides: mayMatch(%q) = true; want false", user)
+		}
+	}
+}
+
 // TestFirstIndex holds the look-up of requester overrides' names to the first override that names
 // each, whether it compares them one by one (up to smallIndex names) or hashes them.
 func TestFirstIndex(t *testing.T) {
