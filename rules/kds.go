@@ -156,11 +156,41 @@ func (c *Config) kdsCopy(kind string, obj *admitted, kri naming.KRI, universal b
 // that holds the name of a global object's copy (kuma/kds-squat, a note). Unstorable copies are
 // errors on a multizone control plane, notes elsewhere.
 func (c *Config) kdsFindings(g *guard, obj *admitted, kri *naming.KRI, universal bool, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
+	if skipUnfound && !c.kdsMayFind(g, obj, kri, universal, "") {
+		return errs, notes
+	}
 	return c.kdsFindingsNamed(g, obj, kri, universal, "", errs, notes)
 }
 
+// kdsMayFind reports whether kdsFindingsNamed may find something: its conditions, without its
+// findings' slices to carry through its branches, so that a review without findings runs a few
+// lines of code rather than kdsFindingsNamed's (docs/performance.md, "Change 21", "Second
+// round"). TestDecideSameAsBefore and FuzzDecideSameAsBefore hold it to kdsFindingsNamed, which
+// they run always (skipUnfound).
+func (c *Config) kdsMayFind(g *guard, obj *admitted, kri *naming.KRI, universal bool, name string) bool {
+	mode := c.Mode()
+	if mode == ModeStandalone || obj.name == "" || mode != ModeGlobal && obj.labels.notedValue(notedOrigin) == originGlobal {
+		return false
+	}
+	if g.kds.hashed && (g.kds.toZones && mode != ModeZone || g.kds.toGlobal && mode != ModeGlobal) {
+		labels, base := &obj.labels, kri.Name
+		if universal {
+			labels = nil
+		} else if base = name; base == "" {
+			base = c.release.ValidatedName(obj)
+		}
+		if !copyValid(base, labels) && (universal || hashsuffix.IsDNS1123Subdomain(obj.name)) {
+			return true
+		}
+	}
+	return g.kds.toZones && g.kds.hashed && mode != ModeGlobal && obj.namespace == c.systemNamespace()
+}
+
 // kdsFindingsNamed is kdsFindings with the object's c.release.ValidatedName, which checkFor has
-// computed: name, when not "", is it (docs/performance.md, "Change 18").
+// computed: name, when not "", is it (docs/performance.md, "Change 18"). It is called where
+// kdsMayFind says it may find something.
+//
+//go:noinline
 func (c *Config) kdsFindingsNamed(g *guard, obj *admitted, kri *naming.KRI, universal bool, name string, errs, notes field.ErrorList) (field.ErrorList, field.ErrorList) {
 	mode := c.Mode()
 	fromGlobal := obj.labels.notedValue(notedOrigin) == originGlobal

@@ -157,7 +157,10 @@ func (c *Config) checkRelease(g *guard, obj *admitted, r *Request, ck *checked) 
 		notes = tag(overwritten(c.release, c.overwrites, obj, notes), n, RuleOverwrittenKey)
 	}
 	// The control plane writes KDS copies itself (checkReleasePrivileged).
-	ck.before, ck.notes = c.kdsFindingsNamed(g, obj, &ck.kri, false, name, before, notes)
+	if !skipUnfound || c.kdsMayFind(g, obj, &ck.kri, false, name) {
+		before, notes = c.kdsFindingsNamed(g, obj, &ck.kri, false, name, before, notes)
+	}
+	ck.before, ck.notes = before, notes
 }
 
 // checkReleasePrivileged is checkRelease for a request of the control plane, which keeps the labels

@@ -70,6 +70,13 @@ func samePathInputs(t testing.TB) [][]byte {
 	for _, c := range decodeCases {
 		objects = append(objects, []byte(c.raw))
 	}
+	// The name KDS gives a global object's copy (kuma/kds-squat), in the system namespace and not,
+	// copied from global and not.
+	for _, ns := range []string{"kuma-system", "kuma-demo"} {
+		for _, labels := range []string{"", `,"kuma.io/origin":"global"`} {
+			objects = append(objects, []byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"name":"mesh-timeout-all-default-w4dzbd54v9x64485","namespace":"`+ns+`","labels":{"kuma.io/mesh":"default"`+labels+`}}}`))
+		}
+	}
 	f, err := os.Open("testdata/kds-copies.jsonl")
 	if err != nil {
 		t.Fatal(err)
