@@ -446,15 +446,60 @@ type specFound struct {
 	sectionProblem, refKey, byName, escape bool
 }
 
-// specStrings are the strings specScan.str compares: the scanner passes it no others (but for
+// specWords are the strings specScan.str compares, each at its index (wordSectionName...), the kinds
+// of removedRefKindList from wordRemoved on.
+var specWords = append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...)
+
+// The indexes of specWords.
+const (
+	wordSectionName = iota
+	wordTargetRef
+	wordBackendRefs
+	wordBackendRef
+	wordName
+	wordNamespace
+	wordRemoved // and on: the kinds of removedRefKindList
+)
+
+// specStrings are specWords as the scanner filters them: it passes specScan.str no others (but for
 // strings with an escape), most strings of a spec.
 var specStrings = func() *jsonscan.Strings {
 	t := &jsonscan.Strings{}
-	for _, s := range append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...) {
+	for _, s := range specWords {
 		t.Add(s)
 	}
 	return t
 }()
+
+// specWordAt holds 1 + the index in specWords of the word whose specHash is its index, 0 where none
+// is: str compares a string with the one word it may be, and switches on the word's index rather
+// than on the string, a search by length and bytes (docs/performance.md, "Change 21", "Second
+// round").
+var specWordAt = func() (at [32]uint8) {
+	for i, w := range specWords {
+		h := specHash(w)
+		if at[h] != 0 {
+			panic(fmt.Sprintf("rules: specHash(%q) = specHash(%q): change specHash", w, specWords[at[h]-1]))
+		}
+		at[h] = uint8(i + 1)
+	}
+	return at
+}()
+
+// specHash is the index in specWordAt of s, which is not empty: of its first byte and length.
+func specHash[S ~string | ~[]byte](s S) uint8 { return (s[0]<<1 ^ uint8(len(s))) & 31 }
+
+// specWord returns the index of s in specWords, -1 when it is none.
+func specWord(s []byte) int {
+	if len(s) == 0 {
+		return -1
+	}
+	i := int(specWordAt[specHash(s)]) - 1
+	if i < 0 || string(s) != specWords[i] {
+		return -1
+	}
+	return i
+}
 
 // removedRefKindList is removedRefKinds as a list.
 var removedRefKindList = slices.Sorted(maps.Keys(removedRefKinds))
@@ -464,8 +509,8 @@ func (h *specScan) str(lit []byte, key bool) bool {
 		h.escape = true
 		return true
 	}
-	switch s := lit[1 : len(lit)-1]; string(s) {
-	case "sectionName":
+	switch specWord(lit[1 : len(lit)-1]) {
+	case wordSectionName:
 		if !key {
 			break
 		}
@@ -478,16 +523,11 @@ func (h *specScan) str(lit []byte, key bool) bool {
 			// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
 			h.sectionProblem = true
 		}
-	case "targetRef", "backendRefs", "backendRef":
+	case wordTargetRef, wordBackendRefs, wordBackendRef:
 		h.refKey = true
-	case "name", "namespace":
+	case -1:
+	default: // name, namespace and the removed kinds
 		h.byName = true
-	default:
-		for _, k := range removedRefKindList { // three: a map's look-up costs more
-			if string(s) == k {
-				h.byName = true
-			}
-		}
 	}
 	return true
 }

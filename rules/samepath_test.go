@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -299,6 +300,28 @@ func FuzzDecideSameAsBefore(f *testing.F) {
 			decideAllWays(t, c, obj, bad)
 		}
 	})
+}
+
+// TestSpecWord holds specWord, specScan.str's look-up by specHash, to an index of specWords: for
+// each word, and for every string of its length or one more or less whose first or last byte is
+// another, or whose one byte is, of every byte value.
+func TestSpecWord(t *testing.T) {
+	check := func(s string) {
+		if got, want := specWord([]byte(s)), slices.Index(specWords, s); got != want {
+			t.Errorf("specWord(%q) = %d; want %d", s, got, want)
+		}
+	}
+	check("")
+	for _, w := range specWords {
+		for _, v := range []string{w, w[1:], w + "s", w[:len(w)-1]} {
+			check(v)
+			for c := range 256 {
+				check(string([]byte{byte(c)}) + v[min(1, len(v)):])
+				check(v[:max(len(v)-1, 0)] + string([]byte{byte(c)}))
+				check(string([]byte{byte(c)}))
+			}
+		}
+	}
 }
 
 // TestIsKind holds isKind, which reads apiVersion and kind from their literals, to the strings they
