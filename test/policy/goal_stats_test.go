@@ -77,3 +77,22 @@ func TestTailOf(t *testing.T) {
 		t.Errorf("tail %+v, want it in send order", got.slowest)
 	}
 }
+
+func TestMetricValue(t *testing.T) {
+	raw := `# HELP x_seconds a histogram
+x_seconds_count{resource="meshtimeouts",subresource="",verb="POST"} 3
+x_seconds_count{resource="pods",subresource="meshtimeouts",verb="POST"} 100
+x_seconds_count{resource="meshtimeouts",subresource="",verb="GET"} 1000
+x_seconds_count{group="kuma.io",resource="meshtimeouts",verb="POST"} 4
+go_gc_duration_seconds_count 7
+`
+	if got := metricValue(raw, "x_seconds_count", map[string]string{"verb": "POST", "resource": "meshtimeouts"}); got != 7 {
+		t.Errorf("POSTs of meshtimeouts: %v, want 7", got)
+	}
+	if got := metricValue(raw, "go_gc_duration_seconds_count", nil); got != 7 {
+		t.Errorf("collections: %v, want 7", got)
+	}
+	if got := metricValue(raw, "x_seconds", nil); got != 0 {
+		t.Errorf("a name that is only a prefix: %v, want 0", got)
+	}
+}

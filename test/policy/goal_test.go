@@ -349,7 +349,8 @@ func metricValue(raw, name string, match map[string]string) float64 {
 		}
 		matched := true
 		for k, v := range match {
-			if !strings.Contains(labels, k+`="`+v+`"`) {
+			// After "{" or ",": resource="x" is not subresource="x".
+			if !strings.Contains(","+labels, ","+k+`="`+v+`"`) {
 				matched = false
 				break
 			}
@@ -373,6 +374,9 @@ func serverMetrics(b *testing.B) (apiServer, etcd string) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %s", resp.Status, body)
+	}
 	if err != nil {
 		b.Fatalf("etcd's metrics: %v", err)
 	}
