@@ -489,18 +489,6 @@ var specWordAt = func() (at [32]uint8) {
 // specHash is the index in specWordAt of s, which is not empty: of its first byte and length.
 func specHash[S ~string | ~[]byte](s S) uint8 { return (s[0]<<1 ^ uint8(len(s))) & 31 }
 
-// specWord returns the index of s in specWords, -1 when it is none.
-func specWord(s []byte) int {
-	if len(s) == 0 {
-		return -1
-	}
-	i := int(specWordAt[specHash(s)]) - 1
-	if i < 0 || string(s) != specWords[i] {
-		return -1
-	}
-	return i
-}
-
 // removedRefKindList is removedRefKinds as a list.
 var removedRefKindList = slices.Sorted(maps.Keys(removedRefKinds))
 
@@ -509,27 +497,45 @@ func (h *specScan) str(lit []byte, key bool) bool {
 		h.escape = true
 		return true
 	}
-	switch specWord(lit[1 : len(lit)-1]) {
-	case wordSectionName:
-		if !key {
-			break
-		}
-		if v, ok := h.s.StringAhead(); ok {
-			// The value is passed next; with an escape, it sets escape then.
-			if bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
-				h.sectionProblem = true
-			}
-		} else if c, _ := h.s.Peek(); c != '"' && c != 'n' {
-			// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
-			h.sectionProblem = true
-		}
-	case wordTargetRef, wordBackendRefs, wordBackendRef:
-		h.refKey = true
+	s := lit[1 : len(lit)-1]
+	if len(s) == 0 {
+		return true
+	}
+	// The one word s may be, by specHash, compared with s as a constant: a few comparisons of
+	// words in line rather than a call.
+	switch i := int(specWordAt[specHash(s)]) - 1; i {
 	case -1:
-	default: // name, namespace and the removed kinds
-		h.byName = true
+	case wordSectionName:
+		if key && string(s) == "sectionName" {
+			h.sectionName()
+		}
+	case wordTargetRef:
+		h.refKey = h.refKey || string(s) == "targetRef"
+	case wordBackendRefs:
+		h.refKey = h.refKey || string(s) == "backendRefs"
+	case wordBackendRef:
+		h.refKey = h.refKey || string(s) == "backendRef"
+	case wordName:
+		h.byName = h.byName || string(s) == "name"
+	case wordNamespace:
+		h.byName = h.byName || string(s) == "namespace"
+	default: // the removed kinds
+		h.byName = h.byName || string(s) == specWords[i]
 	}
 	return true
+}
+
+// sectionName reads the value of a sectionName member, whose key str has passed.
+func (h *specScan) sectionName() {
+	if v, ok := h.s.StringAhead(); ok {
+		// The value is passed next; with an escape, it sets escape then.
+		if bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
+			h.sectionProblem = true
+		}
+	} else if c, _ := h.s.Peek(); c != '"' && c != 'n' {
+		// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
+		h.sectionProblem = true
+	}
 }
 
 // result is what refSpecs returns of spec, once it is passed.
@@ -806,7 +812,7 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	refs := phase == Validate && specInDecode
 	saved := *s
 	if c, _ := s.Peek(); c != '{' {
-		*s = saved
+		restore(s, &saved)
 		return nil, false
 	}
 	known := s.Known
@@ -824,7 +830,7 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	ok = readTop(s, o, gk, refs, expect, &top)
 	s.Known = known
 	if !ok {
-		*s = saved
+		restore(s, &saved)
 		return nil, false
 	}
 	end := s.Pos()
@@ -837,6 +843,12 @@ func (c *Config) ReadObjectIn(s *jsonscan.Scanner, data []byte, gk schema.GroupK
 	*read = Read{obj: o, cfg: c, g: g, refs: refs}
 	return raw, true
 }
+
+// restore sets s to saved: ReadObjectIn's rare return, a copy of a Scanner with the write
+// barrier's code, apart from its common one (docs/performance.md, "Change 21", "Second round").
+//
+//go:noinline
+func restore(s, saved *jsonscan.Scanner) { *s = *saved }
 
 // readBy returns the object read, when it was read as decodeObjectRefs would decode it for the
 // kind of g, its guard in the Config that read it, and refs: readFor with one comparison for the

@@ -15,6 +15,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kriguard/kriguard/internal/jsonscan"
 	"github.com/kriguard/kriguard/naming"
 )
 
@@ -302,23 +303,46 @@ func FuzzDecideSameAsBefore(f *testing.F) {
 	})
 }
 
-// TestSpecWord holds specWord, specScan.str's look-up by specHash, to an index of specWords: for
-// each word, and for every string of its length or one more or less whose first or last byte is
-// another, or whose one byte is, of every byte value.
+// TestSpecWord holds specScan.str's look-up of the one word of specWords a string may be
+// (specHash) to the words: a key or a value that is a word sets what the word says, any other sets
+// nothing. The strings are each word, and every string of its length or one more or less whose
+// first or last byte is another printable one, or whose one byte is.
 func TestSpecWord(t *testing.T) {
-	check := func(s string) {
-		if got, want := specWord([]byte(s)), slices.Index(specWords, s); got != want {
-			t.Errorf("specWord(%q) = %d; want %d", s, got, want)
+	check := func(w string) {
+		for _, key := range []bool{true, false} {
+			doc := `["` + w + `"]`
+			if key {
+				doc = `{"` + w + `":1}`
+			}
+			var s jsonscan.Scanner
+			s.Reset([]byte(doc))
+			h := specScan{s: &s}
+			if _, ok := s.ValueStrings(nil, h.str); !ok {
+				t.Fatalf("%s: not read", doc)
+			}
+			i := slices.Index(specWords, w)
+			want := specFound{
+				refKey: i == wordTargetRef || i == wordBackendRefs || i == wordBackendRef,
+				byName: i == wordName || i == wordNamespace || i >= wordRemoved,
+				// sectionName's value 1 is a problem: not a string
+				sectionProblem: key && i == wordSectionName,
+			}
+			if h.specFound != want {
+				t.Errorf("%s: found %+v; want %+v", doc, h.specFound, want)
+			}
 		}
 	}
 	check("")
 	for _, w := range specWords {
 		for _, v := range []string{w, w[1:], w + "s", w[:len(w)-1]} {
 			check(v)
-			for c := range 256 {
-				check(string([]byte{byte(c)}) + v[min(1, len(v)):])
-				check(v[:max(len(v)-1, 0)] + string([]byte{byte(c)}))
-				check(string([]byte{byte(c)}))
+			for c := byte(' '); c <= '~'; c++ {
+				if c == '"' || c == '\\' {
+					continue
+				}
+				check(string([]byte{c}) + v[min(1, len(v)):])
+				check(v[:max(len(v)-1, 0)] + string([]byte{c}))
+				check(string([]byte{c}))
 			}
 		}
 	}
