@@ -506,8 +506,17 @@ func (h *specScan) str(lit []byte, key bool) bool {
 	switch i := int(specWordAt[specHash(s)]) - 1; i {
 	case -1:
 	case wordSectionName:
-		if key && string(s) == "sectionName" {
-			h.sectionName()
+		if !key || string(s) != "sectionName" {
+			break
+		}
+		if v, ok := h.s.StringAhead(); ok {
+			// The value is passed next; with an escape, it sets escape then.
+			if bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
+				h.sectionProblem = true
+			}
+		} else if c, _ := h.s.Peek(); c != '"' && c != 'n' {
+			// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
+			h.sectionProblem = true
 		}
 	case wordTargetRef:
 		h.refKey = h.refKey || string(s) == "targetRef"
@@ -523,19 +532,6 @@ func (h *specScan) str(lit []byte, key bool) bool {
 		h.byName = h.byName || string(s) == specWords[i]
 	}
 	return true
-}
-
-// sectionName reads the value of a sectionName member, whose key str has passed.
-func (h *specScan) sectionName() {
-	if v, ok := h.s.StringAhead(); ok {
-		// The value is passed next; with an escape, it sets escape then.
-		if bytes.IndexByte(v, '\\') < 0 && !naming.FieldSection.Valid(string(v[1:len(v)-1])) {
-			h.sectionProblem = true
-		}
-	} else if c, _ := h.s.Peek(); c != '"' && c != 'n' {
-		// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
-		h.sectionProblem = true
-	}
 }
 
 // result is what refSpecs returns of spec, once it is passed.
