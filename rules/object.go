@@ -446,48 +446,15 @@ type specFound struct {
 	sectionProblem, refKey, byName, escape bool
 }
 
-// specWords are the strings specScan.str compares, each at its index (wordSectionName...), the kinds
-// of removedRefKindList from wordRemoved on.
-var specWords = append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...)
-
-// The indexes of specWords.
-const (
-	wordSectionName = iota
-	wordTargetRef
-	wordBackendRefs
-	wordBackendRef
-	wordName
-	wordNamespace
-	wordRemoved // and on: the kinds of removedRefKindList
-)
-
-// specStrings are specWords as the scanner filters them: it passes specScan.str no others (but for
+// specStrings are the strings specScan.str compares: the scanner passes it no others (but for
 // strings with an escape), most strings of a spec.
 var specStrings = func() *jsonscan.Strings {
 	t := &jsonscan.Strings{}
-	for _, s := range specWords {
+	for _, s := range append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...) {
 		t.Add(s)
 	}
 	return t
 }()
-
-// specWordAt holds 1 + the index in specWords of the word whose specHash is its index, 0 where none
-// is: str compares a string with the one word it may be, and switches on the word's index rather
-// than on the string, a search by length and bytes (docs/performance.md, "Change 21", "Second
-// round").
-var specWordAt = func() (at [32]uint8) {
-	for i, w := range specWords {
-		h := specHash(w)
-		if at[h] != 0 {
-			panic(fmt.Sprintf("rules: specHash(%q) = specHash(%q): change specHash", w, specWords[at[h]-1]))
-		}
-		at[h] = uint8(i + 1)
-	}
-	return at
-}()
-
-// specHash is the index in specWordAt of s, which is not empty: of its first byte and length.
-func specHash[S ~string | ~[]byte](s S) uint8 { return (s[0]<<1 ^ uint8(len(s))) & 31 }
 
 // removedRefKindList is removedRefKinds as a list.
 var removedRefKindList = slices.Sorted(maps.Keys(removedRefKinds))
@@ -497,16 +464,9 @@ func (h *specScan) str(lit []byte, key bool) bool {
 		h.escape = true
 		return true
 	}
-	s := lit[1 : len(lit)-1]
-	if len(s) == 0 {
-		return true
-	}
-	// The one word s may be, by specHash, compared with s as a constant: a few comparisons of
-	// words in line rather than a call.
-	switch i := int(specWordAt[specHash(s)]) - 1; i {
-	case -1:
-	case wordSectionName:
-		if !key || string(s) != "sectionName" {
+	switch s := lit[1 : len(lit)-1]; string(s) {
+	case "sectionName":
+		if !key {
 			break
 		}
 		if v, ok := h.s.StringAhead(); ok {
@@ -518,18 +478,16 @@ func (h *specScan) str(lit []byte, key bool) bool {
 			// Not a string, nor null; a string or null that is not JSON decodePartial refuses.
 			h.sectionProblem = true
 		}
-	case wordTargetRef:
-		h.refKey = h.refKey || string(s) == "targetRef"
-	case wordBackendRefs:
-		h.refKey = h.refKey || string(s) == "backendRefs"
-	case wordBackendRef:
-		h.refKey = h.refKey || string(s) == "backendRef"
-	case wordName:
-		h.byName = h.byName || string(s) == "name"
-	case wordNamespace:
-		h.byName = h.byName || string(s) == "namespace"
-	default: // the removed kinds
-		h.byName = h.byName || string(s) == specWords[i]
+	case "targetRef", "backendRefs", "backendRef":
+		h.refKey = true
+	case "name", "namespace":
+		h.byName = true
+	default:
+		for _, k := range removedRefKindList { // three: a map's look-up costs more
+			if string(s) == k {
+				h.byName = true
+			}
+		}
 	}
 	return true
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,10 +302,10 @@ func FuzzDecideSameAsBefore(f *testing.F) {
 	})
 }
 
-// TestSpecWord holds specScan.str's look-up of the one word of specWords a string may be
-// (specHash) to the words: a key or a value that is a word sets what the word says, any other sets
-// nothing. The strings are each word, and every string of its length or one more or less whose
-// first or last byte is another printable one, or whose one byte is.
+// TestSpecWord holds specScan.str to the strings it is read for: a key or a value that is one sets
+// what it says, any other string sets nothing. The strings are each word, and every string of its
+// length or one more or less whose first or last byte is another printable one, or whose one byte
+// is (the strings jsonscan.Strings may pass it).
 func TestSpecWord(t *testing.T) {
 	check := func(w string) {
 		for _, key := range []bool{true, false} {
@@ -320,12 +319,11 @@ func TestSpecWord(t *testing.T) {
 			if _, ok := s.ValueStrings(nil, h.str); !ok {
 				t.Fatalf("%s: not read", doc)
 			}
-			i := slices.Index(specWords, w)
 			want := specFound{
-				refKey: i == wordTargetRef || i == wordBackendRefs || i == wordBackendRef,
-				byName: i == wordName || i == wordNamespace || i >= wordRemoved,
+				refKey: w == "targetRef" || w == "backendRefs" || w == "backendRef",
+				byName: w == "name" || w == "namespace" || removedRefKinds[w],
 				// sectionName's value 1 is a problem: not a string
-				sectionProblem: key && i == wordSectionName,
+				sectionProblem: key && w == "sectionName",
 			}
 			if h.specFound != want {
 				t.Errorf("%s: found %+v; want %+v", doc, h.specFound, want)
@@ -333,7 +331,7 @@ func TestSpecWord(t *testing.T) {
 		}
 	}
 	check("")
-	for _, w := range specWords {
+	for _, w := range append([]string{"sectionName", "targetRef", "backendRefs", "backendRef", "name", "namespace"}, removedRefKindList...) {
 		for _, v := range []string{w, w[1:], w + "s", w[:len(w)-1]} {
 			check(v)
 			for c := byte(' '); c <= '~'; c++ {
