@@ -46,30 +46,31 @@ type kriLabelReader interface {
 	KRILabels() (mesh string, hasMesh bool, zone, namespace string)
 }
 
-// kriLabels are the labels a KRI is built from: LabelMesh (when hasMesh), LabelZone and
-// LabelNamespace ("" when absent).
-type kriLabels struct {
-	mesh, zone, namespace string
-	hasMesh               bool
+// KRILabels are the labels an object's KRI is built from, as a caller that has read them holds
+// them (ForObjectLabelled): LabelMesh's value Mesh when HasMesh, LabelZone's and LabelNamespace's
+// ("" when absent).
+type KRILabels struct {
+	Mesh, Zone, Namespace string
+	HasMesh               bool
 }
 
-// kriLabelsOf reads the kriLabels of obj.
-func kriLabelsOf(obj Meta) (l kriLabels) {
+// kriLabelsOf reads the KRILabels of obj.
+func kriLabelsOf(obj Meta) (l KRILabels) {
 	if r, ok := obj.(kriLabelReader); ok {
-		l.mesh, l.hasMesh, l.zone, l.namespace = r.KRILabels()
+		l.Mesh, l.HasMesh, l.Zone, l.Namespace = r.KRILabels()
 		return l
 	}
 	return kriLabelsIn(obj.GetLabels())
 }
 
-// kriLabelsIn reads the kriLabels of an object whose labels are labels: apart from kriLabelsOf,
+// kriLabelsIn reads the KRILabels of an object whose labels are labels: apart from kriLabelsOf,
 // which the webhook's objects take the other way, so that the code they run is contiguous
 // (docs/performance.md, "Change 22").
 //
 //go:noinline
-func kriLabelsIn(labels map[string]string) (l kriLabels) {
-	l.mesh, l.hasMesh = labels[LabelMesh]
-	l.zone, l.namespace = labels[LabelZone], labels[LabelNamespace]
+func kriLabelsIn(labels map[string]string) (l KRILabels) {
+	l.Mesh, l.HasMesh = labels[LabelMesh]
+	l.Zone, l.Namespace = labels[LabelZone], labels[LabelNamespace]
 	return l
 }
 
@@ -131,15 +132,15 @@ func MeshOf(obj Object, t ResourceType) (mesh string, from *field.Path) {
 }
 
 // meshOf is MeshOf, with the labels of obj read.
-func meshOf(obj Object, t *ResourceType, l *kriLabels) (mesh string, from *field.Path) {
+func meshOf(obj Object, t *ResourceType, l *KRILabels) (mesh string, from *field.Path) {
 	switch {
 	case t.Legacy:
 		return obj.GetMesh(), meshFieldPath
 	case t.Scope == ScopeGlobal:
 		return "", nil
 	}
-	if l.hasMesh {
-		return l.mesh, meshLabelPath
+	if l.HasMesh {
+		return l.Mesh, meshLabelPath
 	}
 	return DefaultMesh, meshLabelPath
 }
@@ -165,28 +166,40 @@ func meshOf(obj Object, t *ResourceType, l *kriLabels) (mesh string, from *field
 // display-name case, which builds the name.
 func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	t, known := r.ByKind(kind)
-	return forObject(obj, kind, t, known)
+	return forObject(obj, kind, t, known, nil)
 }
 
 // ForObjectOf is Registry.ForObject for an object of the type t, which a registry's ByKind has
 // returned: for a caller that judges many objects of one kind and keeps its type, rather than
 // looking it up for each (docs/performance.md, "Change 18").
 func ForObjectOf(obj Object, t ResourceType) (KRI, field.ErrorList) {
-	return forObject(obj, t.Kind, t, true)
+	return forObject(obj, t.Kind, t, true, nil)
 }
 
-// forObject is ForObject with the kind's type t looked up; known false says there is none.
+// ForObjectLabelled is ForObjectOf for an object whose KRI labels are l, as its caller has read
+// them: obj's labels are not read. A caller that decodes objects and notes these labels as it
+// reads them (rules) saves the look-up of the labels' reader on obj (docs/performance.md,
+// "Change 22").
+func ForObjectLabelled(obj Object, t ResourceType, l KRILabels) (KRI, field.ErrorList) {
+	return forObject(obj, t.Kind, t, true, &l)
+}
+
+// forObject is ForObject with the kind's type t looked up (known false says there is none). labels,
+// when not nil, are obj's KRI labels, else read from obj.
 //
 // Its code is on the path of every review's decision, which follows the TLS and HTTP work that
 // evicts it from the instruction cache: each 64-byte line of machine code it runs costs a miss. So
 // it only builds the KRI and checks it, and builds the problems of a KRI that has any in
 // kriProblems: a valid object runs a few contiguous lines (docs/performance.md, "Change 22").
-func forObject(obj Object, kind string, t ResourceType, known bool) (k KRI, errs field.ErrorList) {
-	labels := kriLabelsOf(obj)
-	k.Type, k.Zone, k.Namespace = t.ShortName, labels.zone, labels.namespace
+func forObject(obj Object, kind string, t ResourceType, known bool, labels *KRILabels) (k KRI, errs field.ErrorList) {
+	if labels == nil {
+		l := kriLabelsOf(obj)
+		labels = &l
+	}
+	k.Type, k.Zone, k.Namespace = t.ShortName, labels.Zone, labels.Namespace
 	var meshFrom *field.Path
 	if known {
-		k.Mesh, meshFrom = meshOf(obj, &t, &labels)
+		k.Mesh, meshFrom = meshOf(obj, &t, labels)
 	}
 	nameFrom, emptyDisplay := namePath, false
 	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]

@@ -42,6 +42,14 @@ func (o noted) KRILabels() (mesh string, hasMesh bool, zone, namespace string) {
 	return mesh, hasMesh, o.labels[LabelZone], o.labels[LabelNamespace]
 }
 
+// unlabelled is obj read with its KRI labels given apart (ForObjectLabelled): neither its map of
+// labels nor a KRILabels of its own is read.
+type unlabelled struct{ *obj }
+
+func (o unlabelled) GetLabels() map[string]string {
+	panic("GetLabels of an object whose KRI labels are given")
+}
+
 func l(kv ...string) map[string]string {
 	m := make(map[string]string, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -289,6 +297,12 @@ func FuzzForObject(f *testing.F) {
 			m, from := MeshOf(o, rt)
 			if nm, nfrom := MeshOf(noted{o}, rt); nm != m || nfrom != from {
 				t.Fatalf("MeshOf of the object's KRILabels = %q %v; of its labels %q %v", nm, nfrom, m, from)
+			}
+			var kl KRILabels
+			kl.Mesh, kl.HasMesh = o.labels[LabelMesh]
+			kl.Zone, kl.Namespace = o.labels[LabelZone], o.labels[LabelNamespace]
+			if lk, lerrs := ForObjectLabelled(unlabelled{o}, rt, kl); lk != k || !reflect.DeepEqual(lerrs, errs) {
+				t.Fatalf("ForObjectLabelled = %s, %v; ForObject %s, %v", lk, lerrs, k, errs)
 			}
 		}
 		_, perr := Parse(k.String())
