@@ -101,7 +101,7 @@ func (v *Validator) handleRead(ctx context.Context, req *admission.Request, read
 		// count are here, so that the code they run is a few lines of machine code rather than
 		// spread through validated's, which every review's TLS and HTTP work evicts from the
 		// instruction cache (docs/performance.md, "Change 22").
-		countDecision(&d, req.Operation, decisionAllowed)
+		countAllowed(&d, req.Operation)
 		return allowed()
 	}
 	return validated(ctx, &d, req)
