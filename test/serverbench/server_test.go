@@ -313,7 +313,8 @@ func BenchmarkThroughput(b *testing.B) {
 	// order"): a turn's servers ran within some 40 ms of each other, so what slows the machine for
 	// longer moves both sides of a turn's ratio alike, and a turn a collection or another process
 	// slowed on one side only is an outlier the median passes over. The goal is stated on the ratio
-	// of the whole times above; these show how far that one may be trusted.
+	// of the whole times above; these are a second estimate beside it (measured, they spread over
+	// rounds as much as it does).
 	if len(turnRatios) > 0 {
 		b.ReportMetric(median(turnRatios), "turn-ratio")
 		b.ReportMetric(median(controlTurnRatios), "control-turn-ratio")
