@@ -336,33 +336,14 @@ func BenchmarkCreate(b *testing.B) {
 		before, served := admissionDurations(b), handlerLatency(b)
 		var mu sync.Mutex
 		for range b.N {
-			tick := time.NewTicker(time.Second / perSecond)
-			var wg sync.WaitGroup
-			sem := make(chan client.Client, len(clients))
-			for _, c := range clients {
-				sem <- c
-			}
-			for i := range perMode * len(benchModes) {
-				<-tick.C
-				m := benchModes[i%len(benchModes)]
-				c := <-sem
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() { sem <- c }()
-					t := time.Now()
-					if err := c.Create(context.Background(), benchObject(m.namespace)); err != nil {
-						b.Error(err)
-						return
-					}
-					d := time.Since(t)
+			pacedCreates(b, clients, perSecond, perMode*len(benchModes),
+				func(i int) string { return benchModes[i%len(benchModes)].namespace },
+				func(i int, _ time.Time, latency time.Duration) {
 					mu.Lock()
-					got[m.key].latencies = append(got[m.key].latencies, d)
-					mu.Unlock()
-				}()
-			}
-			wg.Wait()
-			tick.Stop()
+					defer mu.Unlock()
+					s := got[benchModes[i%len(benchModes)].key]
+					s.latencies = append(s.latencies, latency)
+				})
 		}
 		report(b, got, false)
 		reportAdmission(b, before, admissionDurations(b), served)
@@ -373,6 +354,36 @@ func BenchmarkCreate(b *testing.B) {
 		}
 		b.ReportMetric(0, "ns/op")
 	})
+}
+
+// pacedCreates creates n objects, one every 1/perSecond whether or not earlier ones are done,
+// each from the next free one of clients, the i-th in the namespace ns(i). It calls created with i,
+// when that create started and how long it took, on the goroutine that made it, and returns once
+// all are done; a create that fails is the benchmark's error, and is not passed to created.
+func pacedCreates(b *testing.B, clients []client.Client, perSecond, n int, ns func(i int) string, created func(i int, start time.Time, latency time.Duration)) {
+	tick := time.NewTicker(time.Second / time.Duration(perSecond))
+	defer tick.Stop()
+	free := make(chan client.Client, len(clients))
+	for _, c := range clients {
+		free <- c
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		<-tick.C
+		c := <-free
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { free <- c }()
+			t := time.Now()
+			if err := c.Create(context.Background(), benchObject(ns(i))); err != nil {
+				b.Error(err)
+				return
+			}
+			created(i, t, time.Since(t))
+		}()
+	}
+	wg.Wait()
 }
 
 func report(b *testing.B, got map[string]*sample, throughput bool) {

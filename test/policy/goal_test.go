@@ -2,7 +2,6 @@ package policy
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -398,29 +397,11 @@ func benchGoal(b *testing.B, clients []client.Client) {
 	apiBefore, etcdBefore := serverMetrics(b)
 	stopSampling := sampleCPU(goalWindow)
 
-	tick := time.NewTicker(time.Second / goalPerSecond)
-	sem := make(chan client.Client, len(clients))
-	for _, c := range clients {
-		sem <- c
-	}
-	var wg sync.WaitGroup
 	start := time.Now()
-	for slot, mode := range order {
-		<-tick.C
-		c := <-sem
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { sem <- c }()
-			t := time.Now()
-			if err := c.Create(context.Background(), benchObject(namespace[mode])); err != nil {
-				b.Error(err)
-			}
-			round[slot] = timedCreate{mode: mode, start: t.Sub(start), latency: time.Since(t)}
-		}()
-	}
-	wg.Wait()
-	tick.Stop()
+	pacedCreates(b, clients, goalPerSecond, len(order), func(i int) string { return namespace[order[i]] },
+		func(i int, t time.Time, latency time.Duration) {
+			round[i] = timedCreate{mode: order[i], start: t.Sub(start), latency: latency}
+		})
 	elapsed := time.Since(start)
 	samples := stopSampling()
 	after := admissionDurations(b)
