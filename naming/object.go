@@ -169,17 +169,11 @@ func (r *Registry) ForObject(obj Object, kind string) (KRI, field.ErrorList) {
 	return forObject(obj, kind, t, known, nil)
 }
 
-// ForObjectOf is Registry.ForObject for an object of the type t, which a registry's ByKind has
-// returned: for a caller that judges many objects of one kind and keeps its type, rather than
-// looking it up for each (docs/performance.md, "Change 18").
-func ForObjectOf(obj Object, t ResourceType) (KRI, field.ErrorList) {
-	return forObject(obj, t.Kind, t, true, nil)
-}
-
-// ForObjectLabelled is ForObjectOf for an object whose KRI labels are l, as its caller has read
-// them: obj's labels are not read. A caller that decodes objects and notes these labels as it
-// reads them (rules) saves the look-up of the labels' reader on obj (docs/performance.md,
-// "Change 22").
+// ForObjectLabelled is Registry.ForObject for an object of the type t, which a registry's ByKind
+// has returned, and whose KRI labels are l, as its caller has read them: neither the kind's type
+// is looked up nor obj's labels read. A caller that judges many objects of one kind keeps its type
+// (docs/performance.md, "Change 18"), and one that decodes objects and notes these labels as it
+// reads them (rules) saves the look-up of the labels' reader on obj ("Change 22").
 func ForObjectLabelled(obj Object, t ResourceType, l KRILabels) (KRI, field.ErrorList) {
 	return forObject(obj, t.Kind, t, true, &l)
 }

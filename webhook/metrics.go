@@ -60,9 +60,13 @@ func count(kind string, op admissionv1.Operation, decision string, e rules.Enfor
 // countDecision counts a decision of the rules: the rules say which override applied, the
 // transport counts it.
 func countDecision(d *rules.Decision, op admissionv1.Operation, decision string) {
-	// countOverride's work, without its call: every validating review counts here
-	// (docs/performance.md, "Change 22").
-	decisionCounter(&decisionLabels{d.Object.Kind.Kind, operationLabel(op), decision, enforcementLabel(d.Enforcement), overrideLabel(d), d.Release.String(), modeLabel(d.Mode)}).Inc()
+	l := decisionLabelsOf(d, op, decision)
+	decisionCounter(&l).Inc()
+}
+
+// decisionLabelsOf is the labels of the series counting d, a decision of the rules, as decision.
+func decisionLabelsOf(d *rules.Decision, op admissionv1.Operation, decision string) decisionLabels {
+	return decisionLabels{d.Object.Kind.Kind, operationLabel(op), decision, enforcementLabel(d.Enforcement), overrideLabel(d), d.Release.String(), modeLabel(d.Mode)}
 }
 
 // modeLabel is the mode label of a decision under mode m: unknownMode while kuma.mode auto has not
@@ -174,7 +178,7 @@ func countAllowed(d *rules.Decision, op admissionv1.Operation) {
 //
 //go:noinline
 func countAllowedFirst(d *rules.Decision, op admissionv1.Operation) {
-	l := decisionLabels{d.Object.Kind.Kind, operationLabel(op), decisionAllowed, enforcementLabel(d.Enforcement), overrideLabel(d), d.Release.String(), modeLabel(d.Mode)}
+	l := decisionLabelsOf(d, op, decisionAllowed)
 	c := decisionCounter(&l)
 	c.Inc()
 	if d.Override != "" || op != admissionv1.Create && op != admissionv1.Update {
