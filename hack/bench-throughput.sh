@@ -16,7 +16,7 @@ echo "$out" | grep '^Benchmark'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # median metric bar: the median of the rounds' metric, with its spread.
 median() {
-  echo "$out" | grep '^BenchmarkThroughput' | sed -n "s/.* \([0-9.]*\) $1 .*/\1/p;s/.* \([0-9.]*\) $1$/\1/p" | sort -n \
+  echo "$out" | grep '^BenchmarkThroughput' | awk -v name="$1" '{for (i = 2; i <= NF; i++) if ($i == name) print $(i-1)}' | sort -n \
     | awk -v name="$1" -v bar="$2" '{r[NR]=$1} END {if (NR == 0) exit 1; m = (NR % 2) ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2;
       printf "%s: median %.3f of %d rounds (min %.3f, max %.3f); %s\n", name, m, NR, r[1], r[NR], bar}'
 }
