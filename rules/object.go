@@ -324,41 +324,45 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, e
 		seenSpec
 		seenStatus
 	)
-	once := func(bit uint8) bool {
-		if seen&bit != 0 {
+	// The members in a loop of this function, not a callback of Object's (docs/performance.md,
+	// "Change 23"). A member read twice is refused once it is read again.
+	key, ok := s.FirstKey()
+	for ; ok && key != nil; key, ok = s.NextKey() {
+		if s.Escaped() {
 			return false
 		}
-		seen |= bit
-		return true
-	}
-	ok := s.Object(false, func(key []byte) bool {
+		var bit uint8
 		switch string(key[1 : len(key)-1]) {
 		case "apiVersion":
-			return once(seenAPIVersion) && stringOrNullHas(s, &apiVersion, &hasAPIVersion)
+			bit, ok = seenAPIVersion, stringOrNullHas(s, &apiVersion, &hasAPIVersion)
 		case "kind":
-			return once(seenKind) && stringOrNullHas(s, &kind, &hasKind)
+			bit, ok = seenKind, stringOrNullHas(s, &kind, &hasKind)
 		case "mesh":
-			return once(seenMesh) && stringOrNull(s, &o.mesh)
+			bit, ok = seenMesh, stringOrNull(s, &o.mesh)
 		case "metadata":
-			return once(seenMetadata) && metadata(s, o, expect)
+			bit, ok = seenMetadata, metadata(s, o, expect)
 		case "spec":
 			var v []byte
-			var ok bool
 			if refs {
 				v, ok = s.ValueStrings(specStrings, holds.str)
 			} else {
 				v, ok = s.Value()
 			}
 			top.spec, top.specAt = v, s.Pos()-len(v)
-			return once(seenSpec) && ok
+			bit = seenSpec
 		case "status":
-			v, ok := s.Value()
+			var v []byte
+			v, ok = s.Value()
 			top.status, top.statusAt = v, s.Pos()-len(v)
-			return once(seenStatus) && ok
+			bit = seenStatus
+		default:
+			_, ok = s.Value()
 		}
-		_, ok := s.Value()
-		return ok
-	})
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
 	top.found = holds.specFound
 	return ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
 }
@@ -565,51 +569,53 @@ func metadata(s *jsonscan.Scanner, o *admitted, expect *expected) bool {
 	if c, _ := s.Peek(); c == 'n' {
 		return s.Literal("null")
 	}
-	var seen uint8
-	once := func(bit uint8) bool {
-		if seen&bit != 0 {
+	var seen uint8 // the members read, once each
+	key, ok := s.FirstKey()
+	for ; ok && key != nil; key, ok = s.NextKey() {
+		if s.Escaped() {
+			return false
+		}
+		var bit uint8
+		switch string(key[1 : len(key)-1]) {
+		case "name":
+			bit = 1
+			o.name, ok = s.StringOr(expect.name)
+		case "generateName":
+			bit = 2
+			o.generateName, ok = s.String()
+		case "namespace":
+			bit = 4
+			o.namespace, ok = s.StringOr(expect.namespace)
+		case "labels":
+			bit = 8
+			o.hasLabels = true
+			ok = readLabels(s, &o.labels)
+		case "annotations":
+			bit = 16
+			o.annotations, ok = annotations(s)
+			o.hasAnnotations = true
+		case "ownerReferences":
+			o.ownerRefs = true // passed: meshOwnerReferences reads them, rarely
+			_, ok = s.Value()
+		default:
+			_, ok = s.Value()
+		}
+		if !ok || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		return true
 	}
-	return s.Object(false, func(key []byte) bool {
-		var ok bool
-		switch string(key[1 : len(key)-1]) {
-		case "name":
-			o.name, ok = s.StringOr(expect.name)
-			return once(1) && ok
-		case "generateName":
-			o.generateName, ok = s.String()
-			return once(2) && ok
-		case "namespace":
-			o.namespace, ok = s.StringOr(expect.namespace)
-			return once(4) && ok
-		case "labels":
-			o.hasLabels = true
-			return once(8) && readLabels(s, &o.labels)
-		case "annotations":
-			o.annotations, ok = annotations(s)
-			o.hasAnnotations = true
-			return once(16) && ok
-		case "ownerReferences":
-			o.ownerRefs = true // passed: meshOwnerReferences reads them, rarely
-		}
-		_, ok = s.Value()
-		return ok
-	})
+	return ok
 }
 
 // readLabels reads metadata.labels into l. null and a value that is not a string, which the full
 // decode refuses, are refused; a repeated key keeps its last value in both. The key of a noted
 // label (notedKeys) is not decoded: it is the constant.
 func readLabels(s *jsonscan.Scanner, l *labelSet) bool {
-	if c, _ := s.Peek(); c != '{' {
-		return false
-	}
-	return s.Object(true, func(key []byte) bool {
+	key, ok := s.FirstKey() // refuses what is not an object
+	for ; ok && key != nil; key, ok = s.NextKey() {
 		var k string
-		n, ok := -1, true
+		n := -1
 		switch {
 		case s.Escaped(): // may spell a noted key
 			k, ok = s.Unquote(key)
@@ -629,8 +635,8 @@ func readLabels(s *jsonscan.Scanner, l *labelSet) bool {
 			return false
 		}
 		l.setNoted(k, v, n)
-		return true
-	})
+	}
+	return ok
 }
 
 // metaMap reads a map of strings as readLabels reads labels, into a map: the labels of a Universal
@@ -661,29 +667,27 @@ var readAnnotations = []string{naming.AnnotationDisplayName, naming.AnnotationKR
 // readAnnotations (nil when there is none of them): every other value is checked to be a string
 // and passed.
 func annotations(s *jsonscan.Scanner) (map[string]string, bool) {
-	if c, _ := s.Peek(); c != '{' {
-		return nil, false
-	}
 	var m map[string]string
-	ok := s.Object(true, func(key []byte) bool {
+	key, ok := s.FirstKey() // refuses what is not an object
+	for ; ok && key != nil; key, ok = s.NextKey() {
 		k := readAnnotation(key[1 : len(key)-1])
 		if s.Escaped() {
 			k = readAnnotation(unescapedKey(key))
 		}
 		if c, _ := s.Peek(); c != '"' {
-			return false
+			return m, false
 		}
 		if k == "" {
-			_, ok := s.Value()
-			return ok
+			_, ok = s.Value()
+			continue
 		}
-		v, ok := s.String()
+		var v string
+		v, ok = s.String()
 		if m == nil {
 			m = map[string]string{}
 		}
 		m[k] = v
-		return ok
-	})
+	}
 	return m, ok
 }
 

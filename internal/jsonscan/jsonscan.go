@@ -811,29 +811,57 @@ func (s *Scanner) valuePlain() ([]byte, bool) {
 // (quotes included, Escaped telling whether it holds an escape) with s at the member's value,
 // which member must pass. It reports false when member does, and at a key with an escape, which
 // may spell a key the caller reads, unless escapedKeys.
+//
+// It is the loop of FirstKey and NextKey: the code of a reader that reads some objects with the one
+// and some with the other runs once (docs/performance.md, "Change 23").
 func (s *Scanner) Object(escapedKeys bool, member func(key []byte) bool) bool {
+	key, ok := s.FirstKey()
+	for ; ok && key != nil; key, ok = s.NextKey() {
+		if s.escaped && !escapedKeys || !member(key) {
+			return false
+		}
+	}
+	return ok
+}
+
+// FirstKey passes white space, the opening brace of the object after it and its first key with
+// the colon after it, and returns the key's literal, quotes included, with s at the member's value;
+// nil for an empty object, which it then passes. It reports false at a syntax error. With NextKey,
+// it reads an object as Object does, without a call of a callback for each member: the caller
+// passes each member's value and asks for the next key, until the end (docs/performance.md,
+// "Change 23").
+//
+//	key, ok := s.FirstKey()
+//	for ; ok && key != nil; key, ok = s.NextKey() {
+//		// read or pass the value of key
+//	}
+//
+// Escaped tells whether the key holds an escape.
+func (s *Scanner) FirstKey() ([]byte, bool) {
 	s.space()
 	if s.i >= len(s.data) || s.data[s.i] != '{' || !s.open('{') {
-		return false
+		return nil, false
 	}
 	if s.Next('}') {
 		s.close()
-		return true
+		return nil, true
 	}
-	for {
-		k, ok := s.key()
-		if !ok || s.escaped && !escapedKeys || !member(k) {
-			return false
-		}
-		// separator('}'), its comma here: the most frequent byte after a member.
-		if s.i < len(s.data) && s.data[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if closed, ok := s.separator('}'); !ok || closed {
-			return ok
-		}
+	return s.key()
+}
+
+// NextKey passes what follows a member's value in the object FirstKey entered: a comma, then the
+// next key and its colon, whose literal it returns as FirstKey does; or the end of the object,
+// which it passes, returning nil. It reports false at a syntax error.
+func (s *Scanner) NextKey() ([]byte, bool) {
+	// separator('}'), its comma here: the most frequent byte after a member.
+	if s.i < len(s.data) && s.data[s.i] == ',' {
+		s.i++
+		return s.key()
 	}
+	if closed, ok := s.separator('}'); !ok || closed {
+		return nil, ok
+	}
+	return s.key()
 }
 
 // Array passes white space and the array after it, calling each with s at each of its elements,

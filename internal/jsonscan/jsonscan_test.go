@@ -190,6 +190,157 @@ func TestObjectArray(t *testing.T) {
 	}
 }
 
+// TestFirstKeyNextKey reads members in a loop of FirstKey and NextKey, nested objects so too, and
+// refuses what Valid refuses.
+func TestFirstKeyNextKey(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(` { "a" : { "x" : 1 , "y" : { } } , "b\u0063" : null , "d":[] } `))
+	var got []string
+	var read func() bool
+	read = func() bool {
+		key, ok := s.FirstKey()
+		for ; ok && key != nil; key, ok = s.NextKey() {
+			k, ok := s.Unquote(key)
+			if s.Escaped() {
+				k += " escaped"
+			}
+			got = append(got, k)
+			if c, _ := s.Peek(); c == '{' {
+				ok = ok && read()
+			} else {
+				_, ok2 := s.Value()
+				ok = ok && ok2
+			}
+			if !ok {
+				return false
+			}
+		}
+		got = append(got, "}")
+		return ok
+	}
+	if ok := read(); !ok || !s.End() {
+		t.Fatalf("read %q, ok %v", got, ok)
+	}
+	if want := "a x y } } bc escaped d }"; strings.Join(got, " ") != want {
+		t.Errorf("read %q, want %q", strings.Join(got, " "), want)
+	}
+	for _, in := range []string{`{"a":1,}`, `{"a":1 "b":2}`, `{"a"}`, `{"a" 1}`, `{,}`, `{1:2}`, `{`, `{"a":1`, `[]`, `null`, ``} {
+		s.Reset([]byte(in))
+		key, ok := s.FirstKey()
+		for ; ok && key != nil; key, ok = s.NextKey() {
+			_, ok = s.Value()
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			t.Errorf("%s taken", in)
+		}
+	}
+}
+
+// objectBefore is Object as it was before it was a loop of FirstKey and NextKey, which
+// FuzzFirstKeyNextKey holds them to.
+func (s *Scanner) objectBefore(escapedKeys bool, member func(key []byte) bool) bool {
+	s.space()
+	if s.i >= len(s.data) || s.data[s.i] != '{' || !s.open('{') {
+		return false
+	}
+	if s.Next('}') {
+		s.close()
+		return true
+	}
+	for {
+		k, ok := s.key()
+		if !ok || s.escaped && !escapedKeys || !member(k) {
+			return false
+		}
+		if s.i < len(s.data) && s.data[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if closed, ok := s.separator('}'); !ok || closed {
+			return ok
+		}
+	}
+}
+
+// FuzzFirstKeyNextKey holds the loop of FirstKey and NextKey, and Object, to Object as it was
+// (objectBefore), on any input: the same keys, each escaped or not, the same outcome, position,
+// values and end; and to Valid.
+func FuzzFirstKeyNextKey(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(` { "a" : { "x" : 1 , "y" : { } } , "b\u0063" : null , "d":[{"e":[]}] } `))
+	f.Add([]byte(`{"a":{"b":1,}}`))
+	f.Add([]byte(`{"a":{"b":1 ,"c" :2 } ,"d"  :3}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		type outcome struct {
+			keys       []string
+			ok, end    bool
+			pos        int
+			values     int64
+			depth, ddp int
+		}
+		walk := func(how int) outcome {
+			var s Scanner
+			s.Reset(b)
+			var keys []string
+			var value func() bool
+			member := func(key []byte) bool {
+				keys = append(keys, string(key)+strings.Repeat("!", btoi(s.Escaped())))
+				return value()
+			}
+			value = func() bool {
+				switch c, _ := s.Peek(); c {
+				case '{':
+					switch how {
+					case 1:
+						return s.Object(true, member)
+					case 2:
+						return s.objectBefore(true, member)
+					}
+					key, ok := s.FirstKey()
+					for ; ok && key != nil; key, ok = s.NextKey() {
+						if !member(key) {
+							return false
+						}
+					}
+					return ok
+				case '[':
+					return s.Array(value)
+				}
+				_, ok := s.Value()
+				return ok
+			}
+			ok := value()
+			o := outcome{keys: keys, ok: ok, pos: s.Pos(), values: s.values, depth: s.depth, ddp: len(s.deep)}
+			o.end = ok && s.End()
+			return o
+		}
+		want := walk(2)
+		for how, name := range []string{"FirstKey and NextKey", "Object"} {
+			got := walk(how)
+			if !slices.Equal(got.keys, want.keys) || got.ok != want.ok || got.end != want.end || got.pos != want.pos ||
+				got.values != want.values || got.depth != want.depth || got.ddp != want.ddp {
+				t.Fatalf("%q: %s read %+v, Object as it was %+v", b, name, got, want)
+			}
+		}
+		got := want
+		if got.end != Valid(b) {
+			t.Fatalf("%q: read %v, Valid %v", b, got.end, !got.end)
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // BenchmarkValid compares Valid with encoding/json.Valid on a list page of 500 objects.
 func BenchmarkValid(b *testing.B) {
 	var page strings.Builder
@@ -513,7 +664,7 @@ func FuzzObjectStrings(f *testing.F) {
 			return
 		}
 		var got []string
-		ok := s.Object(true, func(lit []byte) bool {
+		member := func(lit []byte) bool {
 			k, ok := s.Unquote(lit)
 			got = append(got, k)
 			if c, _ := s.Peek(); c == '"' {
@@ -523,9 +674,27 @@ func FuzzObjectStrings(f *testing.F) {
 			}
 			_, ok2 := s.Value()
 			return ok && ok2
-		})
+		}
+		ok := s.Object(true, member)
 		if !ok || !s.End() {
 			t.Fatalf("%q: not read", b)
+		}
+		// The same through FirstKey and NextKey.
+		s.Reset(b)
+		object := got
+		got = nil
+		key, ok := s.FirstKey()
+		for ; ok && key != nil; key, ok = s.NextKey() {
+			ok = member(key)
+			if !ok {
+				break
+			}
+		}
+		if !ok || !s.End() {
+			t.Fatalf("%q: not read by FirstKey and NextKey", b)
+		}
+		if !slices.Equal(got, object) {
+			t.Fatalf("%q: FirstKey and NextKey read %q, Object %q", b, got, object)
 		}
 		// The keys and string values of the object's own members, from encoding/json's tokens.
 		var want []string
