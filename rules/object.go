@@ -678,11 +678,15 @@ func annotations(s *jsonscan.Scanner) (map[string]string, bool) {
 			return m, false
 		}
 		if k == "" {
-			_, ok = s.Value()
+			if _, ok := s.Value(); !ok {
+				return m, false
+			}
 			continue
 		}
-		var v string
-		v, ok = s.String()
+		v, ok := s.String()
+		if !ok {
+			return m, false
+		}
 		if m == nil {
 			m = map[string]string{}
 		}

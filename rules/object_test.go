@@ -103,6 +103,8 @@ var decodeCases = []struct {
 	{"number annotation", fastHead + `"metadata":{"annotations":{"a":1}}}`, false},
 	{"null annotation", fastHead + `"metadata":{"annotations":{"a":null}}}`, false},
 	{"bad annotation escape", fastHead + `"metadata":{"annotations":{"a":"\x"}}}`, false},
+	{"bad annotation escape, members after", fastHead + `"metadata":{"annotations":{"a":"\x","b":"c"}}}`, false},
+	{"bad read annotation escape, members after", fastHead + `"metadata":{"annotations":{"kuma.io/display-name":"\x","b":"c"}}}`, false},
 	{"not an object", `[1]`, false},
 	{"null", `null`, false},
 }
