@@ -128,10 +128,42 @@ type served struct {
 }
 
 // servedObjects is served with the objects read for a handler that decides them (objectReads),
-// whose reads are an allocation of their own (readObjects).
+// whose reads are an allocation of their own (readObjects). Each review takes one from
+// servedPool (newServedObjects) and gives it back where it gives back the review's memory
+// (giveBack): in ServeHTTP's deferred call, or, for a review handed off to its decode
+// (decodeAside), when that decode ends. Nothing of a review's serve outlives it but the strings
+// it copied, which giveBack does not touch.
 type servedObjects struct {
 	served
 	reads objectReads
+}
+
+// servedPool holds the servedObjects of reviews served, each with its readObjects, zero but for
+// that pointer: a deciding handler's review allocates neither (docs/performance.md, "Change 22"
+// for why they are two).
+var servedPool = sync.Pool{New: func() any { return &servedObjects{reads: objectReads{readObjects: &readObjects{}}} }}
+
+// newServedObjects returns a zero servedObjects, with zero reads for cfg and phase.
+func newServedObjects(cfg *rules.Config, phase rules.Phase) *servedObjects {
+	so := servedPool.Get().(*servedObjects)
+	so.reads.cfg, so.reads.phase = cfg, phase
+	return so
+}
+
+// giveBack puts so back in the pool, reset. so must no longer be in use: its body released, its
+// decode ended, its review answered.
+func (so *servedObjects) giveBack() {
+	so.reset()
+	servedPool.Put(so)
+}
+
+// reset zeroes so and its reads but for the pointer to them, so that the next review sees
+// nothing of the last, and the pool keeps nothing of it alive.
+func (so *servedObjects) reset() {
+	ro := so.reads.readObjects
+	*ro = readObjects{}
+	*so = servedObjects{}
+	so.reads.readObjects = ro
 }
 
 // decode decodes raw into s.ar (decodeReview). Off the server's goroutine (a large review), the
@@ -166,10 +198,12 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// What the serve holds is given back in one deferred call rather than one each: with more, the
 	// compiler keeps a record of each on the stack and runs them through the runtime
 	// (docs/performance.md, "Change 19"). In this order: the decision's context (dcancel), the
-	// decision's memory (taken) and the body's (b), unless a decode that outlived the deadline
-	// gives them back when it ends (handedOff), the body (closeBody), the request's context.
+	// decision's memory (taken), the body's (b) and the review's servedObjects (so), unless a
+	// decode that outlived the deadline gives them back when it ends (handedOff), the body
+	// (closeBody), the request's context.
 	var (
 		b                *body
+		so               *servedObjects
 		client           string
 		cost             int64
 		dcancel          context.CancelFunc
@@ -186,6 +220,9 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 			if b != nil {
 				b.release(r.budget, client)
+			}
+			if so != nil {
+				so.giveBack()
 			}
 		}
 		if closeBody {
@@ -218,10 +255,8 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var st *served
 	var reads *objectReads
 	if r.objects != nil {
-		so := &servedObjects{}
+		so = newServedObjects(r.objects.objectReads())
 		st, reads = &so.served, &so.reads
-		reads.cfg, reads.phase = r.objects.objectReads()
-		reads.readObjects = &readObjects{}
 	} else {
 		st = &served{}
 	}
@@ -273,7 +308,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var gvk *schema.GroupVersionKind
 	if len(raw) <= inlineDecodeBytes {
 		gvk, err = st.decode(dctx, raw, reads)
-	} else if gvk, err = r.decodeAside(ctx, dctx, w, st, raw, reads, client, cost); errors.Is(err, errHandedOff) {
+	} else if gvk, err = r.decodeAside(ctx, dctx, w, st, so, raw, reads, client, cost); errors.Is(err, errHandedOff) {
 		handedOff = true
 		return
 	}
@@ -349,9 +384,9 @@ var errHandedOff = errors.New("review handed off to its decode")
 
 // decodeAside decodes raw, a large review, into st on a goroutine of its own (st.decode): a
 // review still decoding when dctx, the decision's time, is done is answered 504 at once, and the
-// decode gives its memory back (budget, client, cost) when it ends; the error is then
-// errHandedOff. ctx is the request's.
-func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWriter, st *served, raw []byte, reads *objectReads, client string, cost int64) (*schema.GroupVersionKind, error) {
+// decode gives its memory back (budget, client, cost, and so, st's servedObjects when not nil)
+// when it ends; the error is then errHandedOff. ctx is the request's.
+func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWriter, st *served, so *servedObjects, raw []byte, reads *objectReads, client string, cost int64) (*schema.GroupVersionKind, error) {
 	type decoded struct {
 		gvk *schema.GroupVersionKind
 		err error
@@ -368,6 +403,9 @@ func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWr
 		go func() {
 			<-done
 			st.body.release(r.budget, client)
+			if so != nil {
+				so.giveBack()
+			}
 			r.budget.giveDecision(cost)
 		}()
 		logf.FromContext(ctx).Info("review still decoding at the request's deadline: answered 504", "bytes", len(raw))
