@@ -87,7 +87,7 @@ func TestKnownString(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{naming.LabelMesh, naming.LabelZone, naming.LabelNamespace, naming.LabelOrigin, DefaultSystemNamespace, "MeshTimeout", naming.DefaultMesh} {
+	for _, s := range []string{naming.LabelMesh, naming.LabelZone, naming.LabelNamespace, naming.LabelOrigin, DefaultSystemNamespace, "MeshTimeout", naming.DefaultMesh, "app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", "helm.sh/chart"} {
 		if _, ok := knownString([]byte(s)); !ok {
 			t.Errorf("%q is not known", s)
 		}

@@ -383,7 +383,8 @@ func (o *admitted) finish(top *topSpans, gk schema.GroupKind, wholeSpec, refs bo
 // knownStrings are strings most Kuma objects hold, kept once so that reading them allocates nothing
 // (jsonscan.Scanner.Known): the labels Kuma sets on every object (labels/compute.go) and their usual
 // values, the system namespace, the types of every release, which a Universal resource names, and
-// the kinds and API versions the webhook is called for.
+// the kinds and API versions the webhook is called for; and the keys of Kubernetes' recommended
+// labels (app.kubernetes.io/...) and Helm's, which the tools that apply objects set on them.
 // They are found by knownHash: a few instructions for a string that is none of them (most of an
 // object's), one comparison for one that is; a map's hash cost more either way.
 var knownStrings = func() *[256][]string {
@@ -399,6 +400,9 @@ var knownStrings = func() *[256][]string {
 		"kuma.io/env", "kuma.io/policy-role", "kuma.io/managed-by",
 		naming.DefaultMesh, DefaultSystemNamespace, "zone", "global", "universal", "kubernetes", "producer", "consumer",
 		"workload-owner", "system", KumaGroup + "/v1alpha1",
+		"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
+		"app.kubernetes.io/component", "app.kubernetes.io/part-of", "app.kubernetes.io/managed-by",
+		"helm.sh/chart", "Helm",
 	} {
 		add(s)
 	}
