@@ -169,7 +169,10 @@ func TestDecodeAsideGivesBackAfterDecode(t *testing.T) {
 	}
 	rh := NewBoundedHTTPHandler(NewValidator(rules.DefaultConfig()), budget).(*reviewHandler)
 	cost := decisionCost(int64(len(raw)), reviewNodes(raw))
-	for handedOff := 0; handedOff < 3; {
+	for handedOff, tries := 0, 0; handedOff < 3; tries++ {
+		if tries == 100 {
+			t.Skip("the review decoded within a millisecond every time")
+		}
 		if err := budget.takeDecision(context.Background(), cost, time.Now().Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
