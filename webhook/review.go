@@ -128,33 +128,41 @@ type served struct {
 }
 
 // servedObjects is served with the objects read for a handler that decides them (objectReads),
-// whose reads are an allocation of their own (readObjects). Each review takes one from
-// servedPool (newServedObjects) and gives it back where it gives back the review's memory
-// (giveBack): in ServeHTTP's deferred call, or, for a review handed off to its decode
-// (decodeAside), when that decode ends. Nothing of a review's serve outlives it but the strings
-// it copied, which giveBack does not touch.
+// whose reads are an allocation of their own (readObjects).
 type servedObjects struct {
 	served
 	reads objectReads
 }
 
-// servedPool holds the servedObjects of reviews served, each with its readObjects, zero but for
-// that pointer: a deciding handler's review allocates neither (docs/performance.md, "Change 22"
-// for why they are two).
-var servedPool = sync.Pool{New: func() any { return &servedObjects{reads: objectReads{readObjects: &readObjects{}}} }}
+// A review takes its served, or for a handler that decides the objects its servedObjects, from a
+// pool and gives it back (giveBackServed) where it gives back the review's memory: in ServeHTTP's
+// deferred call, or, for a review handed off to its decode (decodeAside), when that decode ends.
+// Nothing of a review's serve outlives it but the strings it copied, which the give-back does not
+// touch. Each pool holds its type zero, a servedObjects but for the pointer to its readObjects
+// (docs/performance.md, "Change 22" for why they are two allocations, and "Change 24").
+var (
+	servedPool        = sync.Pool{New: func() any { return new(served) }}
+	servedObjectsPool = sync.Pool{New: func() any { return &servedObjects{reads: objectReads{readObjects: &readObjects{}}} }}
+)
 
 // newServedObjects returns a zero servedObjects, with zero reads for cfg and phase.
 func newServedObjects(cfg *rules.Config, phase rules.Phase) *servedObjects {
-	so := servedPool.Get().(*servedObjects)
+	so := servedObjectsPool.Get().(*servedObjects)
 	so.reads.cfg, so.reads.phase = cfg, phase
 	return so
 }
 
-// giveBack puts so back in the pool, reset. so must no longer be in use: its body released, its
-// decode ended, its review answered.
-func (so *servedObjects) giveBack() {
-	so.reset()
-	servedPool.Put(so)
+// giveBackServed puts a review's served back in its pool, zero: so when the review had one, else
+// st. Neither may still be in use: the body released, the decode ended, the review answered.
+func giveBackServed(st *served, so *servedObjects) {
+	switch {
+	case so != nil:
+		so.reset()
+		servedObjectsPool.Put(so)
+	case st != nil:
+		*st = served{}
+		servedPool.Put(st)
+	}
 }
 
 // reset zeroes so and its reads but for the pointer to them, so that the next review sees
@@ -198,11 +206,12 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// What the serve holds is given back in one deferred call rather than one each: with more, the
 	// compiler keeps a record of each on the stack and runs them through the runtime
 	// (docs/performance.md, "Change 19"). In this order: the decision's context (dcancel), the
-	// decision's memory (taken), the body's (b) and the review's servedObjects (so), unless a
-	// decode that outlived the deadline gives them back when it ends (handedOff), the body
-	// (closeBody), the request's context.
+	// decision's memory (taken), the body's (b) and the review's served (st, so), unless a decode
+	// that outlived the deadline gives them back when it ends (handedOff), the body (closeBody),
+	// the request's context.
 	var (
 		b                *body
+		st               *served
 		so               *servedObjects
 		client           string
 		cost             int64
@@ -221,9 +230,7 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			if b != nil {
 				b.release(r.budget, client)
 			}
-			if so != nil {
-				so.giveBack()
-			}
+			giveBackServed(st, so)
 		}
 		if closeBody {
 			_ = req.Body.Close()
@@ -252,13 +259,12 @@ func (r *reviewHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	client = clientAddress(req)
 	// A handler that decides the objects has them read in the review's pass (objectReads).
-	var st *served
 	var reads *objectReads
 	if r.objects != nil {
 		so = newServedObjects(r.objects.objectReads())
 		st, reads = &so.served, &so.reads
 	} else {
-		st = &served{}
+		st = servedPool.Get().(*served)
 	}
 	b = &st.body
 	raw, err := b.read(ctx, r.budget, client, rc, req.Body, n, deadline)
@@ -384,8 +390,8 @@ var errHandedOff = errors.New("review handed off to its decode")
 
 // decodeAside decodes raw, a large review, into st on a goroutine of its own (st.decode): a
 // review still decoding when dctx, the decision's time, is done is answered 504 at once, and the
-// decode gives its memory back (budget, client, cost, and so, st's servedObjects when not nil)
-// when it ends; the error is then errHandedOff. ctx is the request's.
+// decode gives its memory back (budget, client, cost, and st, or so, the servedObjects st is part
+// of when not nil) when it ends; the error is then errHandedOff. ctx is the request's.
 func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWriter, st *served, so *servedObjects, raw []byte, reads *objectReads, client string, cost int64) (*schema.GroupVersionKind, error) {
 	type decoded struct {
 		gvk *schema.GroupVersionKind
@@ -403,9 +409,7 @@ func (r *reviewHandler) decodeAside(ctx, dctx context.Context, w http.ResponseWr
 		go func() {
 			<-done
 			st.body.release(r.budget, client)
-			if so != nil {
-				so.giveBack()
-			}
+			giveBackServed(st, so)
 			r.budget.giveDecision(cost)
 		}()
 		logf.FromContext(ctx).Info("review still decoding at the request's deadline: answered 504", "bytes", len(raw))

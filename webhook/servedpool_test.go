@@ -51,15 +51,15 @@ func serveOn(so *servedObjects, rh *reviewHandler, raw []byte) (admission.Respon
 	return rh.handle(context.Background(), &so.req, &so.reads), nil
 }
 
-// newUnpooled is a servedObjects as servedPool makes one.
+// newUnpooled is a servedObjects as servedObjectsPool makes one.
 func newUnpooled(rh *reviewHandler) *servedObjects {
-	so := servedPool.New().(*servedObjects)
+	so := servedObjectsPool.New().(*servedObjects)
 	so.reads.cfg, so.reads.phase = rh.objects.objectReads()
 	return so
 }
 
 // TestServedObjectsGivenBackZero: what a review left in a servedObjects, its reads included, is
-// gone once it is given back (giveBack's reset), but for the pointer to its readObjects.
+// gone once it is given back (reset), but for the pointer to its readObjects.
 func TestServedObjectsGivenBackZero(t *testing.T) {
 	for _, h := range []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig())} {
 		rh := newTestHTTPHandler(h).(*reviewHandler)
@@ -116,11 +116,16 @@ func TestServedObjectsReused(t *testing.T) {
 }
 
 // TestServeConcurrentPooled serves different reviews on many goroutines at once through the same
-// handlers, taking servedObjects from the pool and giving them back: each answer is the one the
+// handlers, taking their served or servedObjects from the pools and giving them back: each answer is the one the
 // review gets alone (run with -race).
 func TestServeConcurrentPooled(t *testing.T) {
 	reviews := pooledReviews(t)
-	for _, h := range []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig())} {
+	// echo decides no objects (it is served a served, not a servedObjects) and answers with what
+	// it was sent, so that a review would show what an earlier one left behind.
+	echo := admission.HandlerFunc(func(_ context.Context, req admission.Request) admission.Response {
+		return admission.Denied(fmt.Sprintf("%s %s/%s %s %q %q", req.Operation, req.Namespace, req.Name, req.Kind.Kind, req.Object.Raw, req.OldObject.Raw))
+	})
+	for _, h := range []admission.Handler{NewValidator(rules.DefaultConfig()), NewMutator(rules.DefaultConfig()), echo} {
 		wh := newTestHTTPHandler(h)
 		post := func(raw []byte) []byte {
 			req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(raw))
@@ -155,7 +160,7 @@ func TestServeConcurrentPooled(t *testing.T) {
 
 // TestDecodeAsideGivesBackAfterDecode: a large review still decoding at the decision's deadline
 // is answered 504 at once, and its servedObjects goes back to the pool only when the decode ends,
-// after its body and before its decision's budget (run with -race: a giveBack before the decode
+// after its body and before its decision's budget (run with -race: a give-back before the decode
 // ends races with the decode's writes).
 func TestDecodeAsideGivesBackAfterDecode(t *testing.T) {
 	to := make([]any, 60000)
@@ -186,7 +191,7 @@ func TestDecodeAsideGivesBackAfterDecode(t *testing.T) {
 		if !errors.Is(err, errHandedOff) {
 			// Decoded in time (a fast machine): the serve gives it back.
 			budget.giveDecision(cost)
-			so.giveBack()
+			giveBackServed(&so.served, so)
 			continue
 		}
 		handedOff++
