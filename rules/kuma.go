@@ -51,7 +51,7 @@ func (ck *checked) none() bool { return len(ck.before) == 0 && len(ck.after) == 
 
 // checkWith lists every naming problem of obj, a guarded object, each at the object field that
 // holds the offending value, with the target references of spec left to w (nil: not looked at),
-// into ck.
+// into ck, a zero checked (each caller's own).
 //
 // The rules, all from the naming core (docs/rules.md):
 //   - the object's own KRI, exactly as Kuma computes it (naming.Registry.ForObject; docs/kri.md);
@@ -67,7 +67,6 @@ func (ck *checked) none() bool { return len(ck.before) == 0 && len(ck.after) == 
 //     CRDs no targetRef kind takes a KRI: references select by kind, labels and sectionName;
 //   - for Kong kinds, the generated-name shapes and object-local relations of naming/kong.
 func (c *Config) checkWith(g *guard, obj *admitted, w *refWalk, ck *checked) {
-	ck.kri, ck.valid, ck.after, ck.notes = naming.KRI{}, false, nil, nil
 	if !g.kri {
 		checkKong(g, obj, ck)
 		return

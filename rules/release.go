@@ -110,7 +110,7 @@ func (c *Config) Judges(gk schema.GroupKind, rel naming.Release) bool {
 	return ok
 }
 
-// checkFor is checkWith under the release of c, for the request r, into ck: a kind c.release
+// checkFor is checkWith under the release of c, for the request r, into ck (zero): a kind c.release
 // removed is refused as such and nothing else is looked at; otherwise the release's own rules
 // follow the naming rules.
 func (c *Config) checkFor(g *guard, obj *admitted, w *refWalk, r *Request, ck *checked) {
@@ -143,24 +143,24 @@ func (c *Config) removedKind(g *guard, ck *checked) {
 // request of anyone but the control plane. It is apart from checkFor, whose frame is on the stack
 // while checkWith runs, for its own frame (docs/performance.md, "Change 19").
 func (c *Config) checkRelease(g *guard, obj *admitted, r *Request, ck *checked) {
+	// Each rule adds to ck's findings in place: a review without findings writes none back
+	// (docs/performance.md, "Change 21").
 	name := validatedName(c.release, obj)
-	before, notes := ck.before, ck.notes
 	if g.rfc1035 {
-		before = c.releaseName(g, name, before)
+		ck.before = c.releaseName(g, name, ck.before)
 	}
 	if c.meshOwnerReference {
-		n := len(before)
-		before = tag(c.meshOwnerReferences(g, &ck.kri, obj, r.Object, before), n, RuleMeshOwnerReference)
+		n := len(ck.before)
+		ck.before = tag(c.meshOwnerReferences(g, &ck.kri, obj, r.Object, ck.before), n, RuleMeshOwnerReference)
 	}
 	if len(c.overwrites) > 0 {
-		n := len(notes)
-		notes = tag(overwritten(c.release, c.overwrites, obj, notes), n, RuleOverwrittenKey)
+		n := len(ck.notes)
+		ck.notes = tag(overwritten(c.release, c.overwrites, obj, ck.notes), n, RuleOverwrittenKey)
 	}
 	// The control plane writes KDS copies itself (checkReleasePrivileged).
 	if !skipUnfound || c.kdsMayFind(g, obj, &ck.kri, false, name) {
-		before, notes = c.kdsFindingsNamed(g, obj, &ck.kri, false, name, before, notes)
+		ck.before, ck.notes = c.kdsFindingsNamed(g, obj, &ck.kri, false, name, ck.before, ck.notes)
 	}
-	ck.before, ck.notes = before, notes
 }
 
 // checkReleasePrivileged is checkRelease for a request of the control plane, which keeps the labels
