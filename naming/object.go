@@ -196,7 +196,11 @@ func forObject(obj Object, kind string, t ResourceType, known bool, labels *KRIL
 		k.Mesh, meshFrom = meshOf(obj, &t, labels)
 	}
 	nameFrom, emptyDisplay := namePath, false
-	dn, hasDN := obj.GetAnnotations()[AnnotationDisplayName]
+	var dn string
+	var hasDN bool
+	if a := obj.GetAnnotations(); a != nil { // most objects have none: no map look-up
+		dn, hasDN = a[AnnotationDisplayName]
+	}
 	switch {
 	case hasDN && dn != "":
 		k.Name, nameFrom = dn, displayNamePath
