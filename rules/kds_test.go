@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kriguard/kriguard/naming"
 	"github.com/kriguard/kriguard/naming/hashsuffix"
@@ -235,10 +236,32 @@ func TestCopyValid(t *testing.T) {
 		{"x", map[string]string{"-team": "v"}, false},
 		{"x", map[string]string{"kuma.io/zone": "-"}, false},
 		{"x", map[string]string{"kuma.io/mesh": "m", "kuma.io/zone": "z", "kuma.io/origin": "zone", "k8s.kuma.io/namespace": "n", "kuma.io/display-name": "d"}, true},
+		{"x", map[string]string{"kuma.io/mesh": "m", "app.kubernetes.io/part-of": "demo"}, true},
+		{"x", map[string]string{"app.kubernetes.io/part-of": "-demo"}, false},
+		{"x", map[string]string{"app.kubernetes.io/part-of_": "demo"}, false},
 	} {
 		labels := labelsOf(tt.labels)
 		if got := copyValid(tt.name, &labels); got != tt.want {
 			t.Errorf("copyValid(%q, %v) = %v, want %v", tt.name, tt.labels, got, tt.want)
+		}
+	}
+}
+
+// TestQualifiedKey holds qualifiedKey to hashsuffix.IsQualifiedName, and so to apimachinery's
+// qualified names (FuzzValidChecks): copyValid checks a key with recommendedPrefix by its name.
+func TestQualifiedKey(t *testing.T) {
+	for _, k := range []string{
+		"app.kubernetes.io/name", "app.kubernetes.io/part-of", "app.kubernetes.io/managed-by",
+		"app.kubernetes.io/", "app.kubernetes.io//x", "app.kubernetes.io/-x", "app.kubernetes.io/x-",
+		"app.kubernetes.io/a_b.c", "app.kubernetes.io/Name", "app.kubernetes.io/" + strings.Repeat("n", 63),
+		"app.kubernetes.io/" + strings.Repeat("n", 64), "app.kubernetes.io/x/y", "app.kubernetes.io", "app.kubernetes.ioo/x",
+		"APP.kubernetes.io/x", "team", "-team", "example.com/team", "a/b",
+	} {
+		if got, want := qualifiedKey(k), hashsuffix.IsQualifiedName(k); got != want {
+			t.Errorf("qualifiedKey(%q) = %v, IsQualifiedName %v", k, got, want)
+		}
+		if got, want := qualifiedKey(k), len(validation.IsQualifiedName(k)) == 0; got != want {
+			t.Errorf("qualifiedKey(%q) = %v, validation.IsQualifiedName finds nothing: %v", k, got, want)
 		}
 	}
 }
@@ -253,6 +276,9 @@ func FuzzCopyValid(f *testing.F) {
 	f.Add("m", "dp_backend_01", "", "", "a/b", "-")
 	f.Add("m", "x", "", "", "kuma.io/origin", "_")
 	f.Add("m", "x", "", "", "k8s.kuma.io/namespace", strings.Repeat("n", 64))
+	f.Add("m", "x", "", "", "app.kubernetes.io/part-of", "demo")
+	f.Add("m", "x", "", "", "app.kubernetes.io/part-of-", "demo")
+	f.Add("m", "x", "", "", "app.kubernetes.io/", "demo")
 	f.Fuzz(func(t *testing.T, mesh, name, zone, namespace, key, value string) {
 		var labels map[string]string
 		if key != "" || value != "" {
