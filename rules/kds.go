@@ -272,25 +272,11 @@ func copyValid(name string, labels *labelSet) bool {
 		return true
 	}
 	for _, p := range labels.pairs {
-		if !hashsuffix.IsLabelValue(p.value) || notedIndex(p.key) < 0 && !qualifiedKey(p.key) {
+		if !hashsuffix.IsLabelValue(p.value) || notedIndex(p.key) < 0 && !hashsuffix.IsQualifiedName(p.key) {
 			return false
 		}
 	}
 	return true
-}
-
-// recommendedPrefix is the prefix of the keys of Kubernetes' recommended labels
-// (app.kubernetes.io/name, app.kubernetes.io/part-of, …), common on objects.
-const recommendedPrefix = "app.kubernetes.io/"
-
-// qualifiedKey is hashsuffix.IsQualifiedName(key). A key with recommendedPrefix, a DNS-1123
-// subdomain and '/', is a qualified name when its name is: the prefix is not checked again on
-// every review (docs/performance.md, "Left to do"). TestQualifiedKey holds it to IsQualifiedName.
-func qualifiedKey(key string) bool {
-	if name, ok := strings.CutPrefix(key, recommendedPrefix); ok {
-		return name != "" && hashsuffix.IsLabelValue(name)
-	}
-	return hashsuffix.IsQualifiedName(key)
 }
 
 // copyProblems returns why a Kubernetes receiver cannot store a copy named name with the given

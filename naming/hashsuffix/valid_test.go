@@ -44,7 +44,12 @@ func TestValidChecks(t *testing.T) {
 
 // FuzzValidChecks holds the checks to apimachinery's validation: the same answer for every string.
 func FuzzValidChecks(f *testing.F) {
-	for _, s := range []string{"a", "a.b-c", "kuma.io/mesh", "k8s.kuma.io/service-name", "Obj_1", "-", "a/", "/a", "a..b", "x.-y", "ſ", "a\x00"} {
+	for _, s := range []string{"a", "a.b-c", "kuma.io/mesh", "k8s.kuma.io/service-name", "Obj_1", "-", "a/", "/a", "a..b", "x.-y", "ſ", "a\x00",
+		// recommendedPrefix and its edges
+		"app.kubernetes.io/name", "app.kubernetes.io/part-of", "app.kubernetes.io/", "app.kubernetes.io//x",
+		"app.kubernetes.io/-x", "app.kubernetes.io/x-", "app.kubernetes.io/a_b.c", "app.kubernetes.io/x/y",
+		"app.kubernetes.io/" + strings.Repeat("n", 63), "app.kubernetes.io/" + strings.Repeat("n", 64),
+		"app.kubernetes.io", "app.kubernetes.ioo/x", "APP.kubernetes.io/x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
