@@ -351,10 +351,7 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, e
 			top.spec, top.specAt = v, s.Pos()-len(v)
 			bit = seenSpec
 		case "status":
-			var v []byte
-			v, ok = s.Value()
-			top.status, top.statusAt = v, s.Pos()-len(v)
-			bit = seenStatus
+			bit, ok = seenStatus, readStatus(s, top)
 		default:
 			_, ok = s.Value()
 		}
@@ -365,6 +362,16 @@ func readTop(s *jsonscan.Scanner, o *admitted, gk schema.GroupKind, refs bool, e
 	}
 	top.found = holds.specFound
 	return ok && hasKind && hasAPIVersion && isKind(kind, apiVersion, gk)
+}
+
+// readStatus passes the status member, noting its span in top: readTop's rare member (an object
+// sent to the webhook seldom has a status), out of its loop.
+//
+//go:noinline
+func readStatus(s *jsonscan.Scanner, top *topSpans) bool {
+	v, ok := s.Value()
+	top.status, top.statusAt = v, s.Pos()-len(v)
+	return ok
 }
 
 // finish reads into o, read by readTop, what the rules read of its spec and status.
@@ -622,8 +629,7 @@ func readLabels(s *jsonscan.Scanner, l *labelSet) bool {
 		n := -1
 		switch {
 		case s.Escaped(): // may spell a noted key
-			k, ok = s.Unquote(key)
-			n = notedIndex(k)
+			k, n, ok = escapedLabelKey(s, key)
 		default:
 			if n = notedIndexBytes(key[1 : len(key)-1]); n >= 0 {
 				k = notedKeys[n]
@@ -641,6 +647,15 @@ func readLabels(s *jsonscan.Scanner, l *labelSet) bool {
 		l.setNoted(k, v, n)
 	}
 	return ok
+}
+
+// escapedLabelKey decodes a label's key with an escape and finds its notedIndex: readLabels' rare
+// key, out of its loop, with notedIndex's switch (docs/performance.md, "The code a review touches").
+//
+//go:noinline
+func escapedLabelKey(s *jsonscan.Scanner, key []byte) (k string, n int, ok bool) {
+	k, ok = s.Unquote(key)
+	return k, notedIndex(k), ok
 }
 
 // metaMap reads a map of strings as readLabels reads labels, into a map: the labels of a Universal
@@ -676,7 +691,7 @@ func annotations(s *jsonscan.Scanner) (map[string]string, bool) {
 	for ; ok && key != nil; key, ok = s.NextKey() {
 		k := readAnnotation(key[1 : len(key)-1])
 		if s.Escaped() {
-			k = readAnnotation(unescapedKey(key))
+			k = escapedAnnotation(key)
 		}
 		if c, _ := s.Peek(); c != '"' {
 			return m, false
@@ -687,16 +702,33 @@ func annotations(s *jsonscan.Scanner) (map[string]string, bool) {
 			}
 			continue
 		}
-		v, ok := s.String()
-		if !ok {
+		if m, ok = readAnnotationValue(s, m, k); !ok {
 			return m, false
 		}
-		if m == nil {
-			m = map[string]string{}
-		}
-		m[k] = v
 	}
 	return m, ok
+}
+
+// escapedAnnotation returns the annotation of readAnnotations that the literal key, with an
+// escape, spells, or "": annotations' rare key, out of its loop.
+//
+//go:noinline
+func escapedAnnotation(key []byte) string { return readAnnotation(unescapedKey(key)) }
+
+// readAnnotationValue reads the value of k, one of readAnnotations, into m, made when nil:
+// annotations' rare member (most objects have none of them), out of its loop.
+//
+//go:noinline
+func readAnnotationValue(s *jsonscan.Scanner, m map[string]string, k string) (map[string]string, bool) {
+	v, ok := s.String()
+	if !ok {
+		return m, false
+	}
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m, true
 }
 
 // unescapedKey decodes the literal of a key with an escape, which the scanner passed (nil: it does
