@@ -378,14 +378,24 @@ func readStatus(s *jsonscan.Scanner, top *topSpans) bool {
 func (o *admitted) finish(top *topSpans, gk schema.GroupKind, wholeSpec, refs bool) {
 	if spec := top.spec; spec != nil && string(spec) != "null" {
 		if wholeSpec {
-			o.spec = decodeReads(spec, specReadTree(gk))
+			o.spec = wholeSpecOf(spec, gk)
 		}
 		o.rawSpec = spec
 		o.sections, o.refs = top.found.result(spec)
 	}
 	o.scanned = refs
-	o.originKRI, o.hasOriginKRI = originKRI(top.status)
+	if top.status != nil { // most objects sent have none: originKRI's call skipped
+		o.originKRI, o.hasOriginKRI = originKRI(top.status)
+	} else {
+		o.originKRI, o.hasOriginKRI = nil, false
+	}
 }
+
+// wholeSpecOf is spec decoded as the rules of gk read it whole: finish's rare work (only a few
+// kinds' rules read the decoded spec), out of its common path.
+//
+//go:noinline
+func wholeSpecOf(spec []byte, gk schema.GroupKind) any { return decodeReads(spec, specReadTree(gk)) }
 
 // knownStrings are strings most Kuma objects hold, kept once so that reading them allocates nothing
 // (jsonscan.Scanner.Known): the labels Kuma sets on every object (labels/compute.go) and their usual
