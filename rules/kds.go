@@ -39,7 +39,19 @@ func (c *Config) Mode() Mode {
 // forMode returns the Config that judges under the detected mode m: c itself unless kuma.mode is
 // auto and m is a mode.
 func (c *Config) forMode(m Mode) *Config {
-	if m == "" || m == ModeAuto || c.Mode() != ModeAuto {
+	if m == "" || m == ModeAuto {
+		return c
+	}
+	return c.forDetectedMode(m)
+}
+
+// forDetectedMode is forMode for a detected mode m. It is apart from forMode, which decide inlines
+// for every review, nearly all without a detected mode (docs/performance.md, "The code a review
+// touches").
+//
+//go:noinline
+func (c *Config) forDetectedMode(m Mode) *Config {
+	if c.Mode() != ModeAuto {
 		return c
 	}
 	if mc, ok := c.byMode[m]; ok {

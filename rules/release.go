@@ -43,6 +43,15 @@ func (c *Config) forRelease(rel naming.Release) *Config {
 	if rel == c.release {
 		return c
 	}
+	return c.forOtherRelease(rel)
+}
+
+// forOtherRelease is forRelease for a release other than c's. It is apart from forRelease, which
+// decide inlines for every review, nearly all under c's release (docs/performance.md, "The code a
+// review touches").
+//
+//go:noinline
+func (c *Config) forOtherRelease(rel naming.Release) *Config {
 	if rc, ok := c.byRelease[rel.String()]; ok {
 		return rc
 	}
